@@ -1,0 +1,1 @@
+"""Rules of every game family, behind one interface (base.py)."""

@@ -1,0 +1,85 @@
+"""The one game interface that every game family implements (modelled on OpenSpiel's pyspiel).
+
+Search, networks and players see games only through :class:`Game` and :class:`State`.
+Values are always per-player vectors; two-player zero-sum games are a special case.
+
+Room for what later games need, without changing this interface:
+
+- chance nodes (dealing cards): ``current_player()`` returns :data:`CHANCE` and the state
+  offers ``chance_outcomes()``;
+- simultaneous moves (GDL): ``current_player()`` returns :data:`SIMULTANEOUS`,
+  ``legal_actions(player)`` answers per player and ``apply_actions(joint)`` takes one action
+  per player;
+- hidden information (Daihinmin): ``information_state(player)`` and
+  ``sample_determinization(player, rng)``.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+TERMINAL = -1
+SIMULTANEOUS = -2
+CHANCE = -3
+
+Seed = int | np.random.Generator | None
+
+
+def as_rng(seed: Seed) -> np.random.Generator:
+    """A numpy Generator from a seed, an existing Generator (returned as is) or None (fresh)."""
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+class State(abc.ABC):
+    """A position, changed in place by :meth:`apply_action`."""
+
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """The player to move (0-based), or TERMINAL (-1) when the game is over."""
+
+    @abc.abstractmethod
+    def legal_actions(self, player: int | None = None) -> np.ndarray:
+        """Sorted int array of the legal actions of ``player`` (default: the player to move)."""
+
+    @abc.abstractmethod
+    def apply_action(self, action: int) -> None:
+        """Play ``action`` for the player to move; ValueError (state unchanged) if illegal."""
+
+    @abc.abstractmethod
+    def clone(self) -> State:
+        """An independent copy."""
+
+    @abc.abstractmethod
+    def returns(self) -> np.ndarray:
+        """Float vector, one entry per player: the outcome at a terminal state, zeros before."""
+
+    @abc.abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """The game's usual notation for ``action``."""
+
+    @abc.abstractmethod
+    def string_to_action(self, text: str) -> int:
+        """Inverse of :meth:`action_to_string`; ValueError naming the problem if malformed."""
+
+    @abc.abstractmethod
+    def key(self) -> int:
+        """A 64-bit hash of the position (equal positions, equal keys)."""
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.current_player() == TERMINAL
+
+
+class Game(abc.ABC):
+    """Fixed facts of a game and a factory of initial states."""
+
+    name: str
+    num_players: int
+    num_actions: int  # size of the fixed action space
+    max_game_length: int  # most actions a game can take
+
+    @abc.abstractmethod
+    def new_initial_state(self, seed: Seed = None) -> State:
+        """The initial position; ``seed`` drives any chance in setting it up."""

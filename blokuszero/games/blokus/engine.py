@@ -1,0 +1,405 @@
+"""Numba kernels of the Blokus rules: move generation, move application, playouts.
+
+A position is a :class:`Arrays` tuple of plain numpy arrays, so that search code can
+clone it with ``copy`` and drive it from other numba functions.
+
+Move generation is incremental and lazy. Each colour keeps a list of candidate
+placements, split by piece size. A placement enters the list when it is legal and
+covers an *attach point* (a free square diagonal to one of the colour's pieces, or
+its starting corner) the first time that square becomes one. Legality in Blokus only
+ever shrinks for a colour (squares get occupied or forbidden, pieces get used) and
+new moves only appear at new attach points, so a candidate that is found illegal can
+be dropped for good, and a list filtered on demand is exactly the legal move list.
+A placement covering several attach points is added only at the first of them that
+was scanned, so the lists hold no duplicates.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from . import tables as T
+
+NO_PLAYER = -1
+
+# meta[] layout
+TO_MOVE = 0  # colour to move, or NO_PLAYER when the game is over
+NUM_PLACED = 1  # placements made so far (passes are not moves)
+KEY = 2  # Zobrist hash of squares and colour to move
+LAST_PIECE = 3  # 4 entries: piece each colour placed last, -1 before its first move
+STUCK = 7  # 4 entries: 1 once a colour has no legal move (it never gets one again)
+META_SIZE = 11
+
+NUM_PIECES = T.NUM_PIECES
+MONOMINO = T.MONOMINO
+MAX_PLACEMENTS = T.NUM_COLORS * T.NUM_PIECES  # 84: a game never has more
+
+# move_error() codes; ERROR_MESSAGES gives their text.
+OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
+ERROR_MESSAGES = {
+    ERR_RANGE: "is not a placement id in [0, 30433)",
+    ERR_OVER: "cannot be played: the game is over",
+    ERR_USED: "uses a piece the colour has already placed",
+    ERR_OCCUPIED: "covers an occupied square",
+    ERR_EDGE: "shares an edge with a piece of the same colour",
+    ERR_CORNER: "does not touch a piece of the same colour corner to corner",
+    ERR_FIRST: "is a first move that does not cover the colour's starting corner",
+}
+
+# Playout policies
+UNIFORM = 0
+LARGEST_PIECE = 1
+
+
+class Tables(NamedTuple):
+    """The fixed tables the kernels read (see :mod:`.tables`)."""
+
+    placements: np.ndarray  # [A, 5] int16
+    piece: np.ndarray  # [A] int8
+    size: np.ndarray  # [A] int8
+    piece_size: np.ndarray  # [21] int8
+    cover_start: np.ndarray  # [400, 22] int32
+    cover: np.ndarray  # [sum of sizes] int16
+    cover_edges: np.ndarray  # [sum of sizes] uint8
+    edge: np.ndarray  # [400, 4] int16
+    diag: np.ndarray  # [400, 4] int16
+    corners: np.ndarray  # [4] int16
+    region_start: np.ndarray  # [6] int32
+    zobrist_square: np.ndarray  # [4, 400] int64
+    zobrist_to_move: np.ndarray  # [5] int64
+
+
+TABLES = Tables(T.PLACEMENTS, T.PLACEMENT_PIECE, T.PLACEMENT_SIZE.astype(np.int8), T.PIECE_SIZES,
+                T.COVER_START,
+                T.COVER, T.COVER_EDGES, T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS, T.REGION_START,
+                T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
+
+
+class Arrays(NamedTuple):
+    """One Blokus position, all of it in arrays."""
+
+    board: np.ndarray  # [400] int8: colour on each square, -1 empty
+    forbidden: np.ndarray  # [4, 400] uint8: occupied, or edge-adjacent to the colour's pieces
+    attach: np.ndarray  # [4, 400] uint8: squares already scanned as attach points
+    used: np.ndarray  # [4, 21] uint8: pieces placed
+    cand: np.ndarray  # [4, 30433] int16: candidate placements, one region per piece size
+    cand_len: np.ndarray  # [4, 5] int32: candidates in each region
+    meta: np.ndarray  # [META_SIZE] int64, see the layout above
+    history: np.ndarray  # [84, 2] int32: (colour, placement) of each move so far
+
+
+def new_arrays() -> Arrays:
+    """Empty arrays; call :func:`reset` to set up the initial position."""
+    return Arrays(
+        board=np.empty(T.NUM_SQUARES, np.int8),
+        forbidden=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
+        attach=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
+        used=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.uint8),
+        cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int16),
+        cand_len=np.empty((T.NUM_COLORS, T.MAX_PIECE_SIZE), np.int32),
+        meta=np.empty(META_SIZE, np.int64),
+        history=np.empty((MAX_PLACEMENTS, 2), np.int32),
+    )
+
+
+@nb.njit(cache=True)
+def copy_into(dst, src, t) -> None:
+    """Copy position ``src`` into ``dst`` (both :class:`Arrays`)."""
+    dst.board[:] = src.board
+    dst.forbidden[:] = src.forbidden
+    dst.attach[:] = src.attach
+    dst.used[:] = src.used
+    for c in range(4):
+        # Only the live part of each candidate region needs copying.
+        for b in range(5):
+            lo = t.region_start[b]
+            n = src.cand_len[c, b]
+            dst.cand[c, lo:lo + n] = src.cand[c, lo:lo + n]
+    dst.cand_len[:] = src.cand_len
+    dst.meta[:] = src.meta
+    n = src.meta[NUM_PLACED]
+    dst.history[:n] = src.history[:n]
+
+
+@nb.njit(cache=True)
+def _scan_attach_point(s, t, c, a) -> None:
+    """Mark square ``a`` as an attach point of colour ``c`` and add the moves it opens."""
+    s.attach[c, a] = 1
+    blocked = 0  # edge neighbours of a that no move of c may cover
+    for i in range(4):
+        e = t.edge[a, i]
+        if e >= 0 and s.forbidden[c, e]:
+            blocked |= 1 << i
+    for p in range(NUM_PIECES):
+        if s.used[c, p]:
+            continue
+        for k in range(t.cover_start[a, p], t.cover_start[a, p + 1]):
+            if t.cover_edges[k] & blocked:
+                continue
+            m = t.cover[k]
+            ok = True
+            for j in range(5):
+                sq = t.placements[m, j]
+                if sq < 0:
+                    break
+                if s.forbidden[c, sq] or (sq != a and s.attach[c, sq]):
+                    # Forbidden, or already added when an earlier attach point was scanned.
+                    ok = False
+                    break
+            if ok:
+                b = t.size[m] - 1
+                s.cand[c, t.region_start[b] + s.cand_len[c, b]] = m
+                s.cand_len[c, b] += 1
+
+
+@nb.njit(cache=True)
+def reset(s, t) -> None:
+    """Set ``s`` to the empty board, Blue to move."""
+    s.board[:] = -1
+    s.forbidden[:] = 0
+    s.attach[:] = 0
+    s.used[:] = 0
+    s.cand_len[:] = 0
+    s.meta[:] = 0
+    s.meta[TO_MOVE] = 0
+    s.meta[KEY] = t.zobrist_to_move[0]
+    for c in range(4):
+        s.meta[LAST_PIECE + c] = -1
+        _scan_attach_point(s, t, c, t.corners[c])
+
+
+@nb.njit(cache=True)
+def _is_legal(s, t, c, m) -> bool:
+    """Legality of candidate ``m`` for colour ``c`` (corner contact is implied by candidacy)."""
+    return _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m)
+
+
+@nb.njit(cache=True)
+def _is_legal_arrays(used, forbidden, piece, placements, c, m) -> bool:
+    # Takes single arrays: passing the whole Arrays and Tables tuples to a function that
+    # is called per candidate copies them on every call (measured 10x slower).
+    if used[c, piece[m]]:
+        return False
+    for j in range(5):
+        sq = placements[m, j]
+        if sq < 0:
+            break
+        if forbidden[c, sq]:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def move_error(s, t, c, m) -> int:
+    """Why placement ``m`` is not a legal move of colour ``c`` now: OK (0) or an ERR_* code.
+
+    Whose turn it is does not matter here (Pentobi's GTP lets any colour play).
+    """
+    if m < 0 or m >= t.piece.shape[0]:
+        return ERR_RANGE
+    if s.meta[TO_MOVE] == NO_PLAYER:
+        return ERR_OVER
+    if s.used[c, t.piece[m]]:
+        return ERR_USED
+    first = s.meta[LAST_PIECE + c] < 0
+    corner = False
+    for j in range(5):
+        sq = t.placements[m, j]
+        if sq < 0:
+            break
+        if s.board[sq] >= 0:
+            return ERR_OCCUPIED
+        if s.forbidden[c, sq]:
+            return ERR_EDGE
+        if first:
+            corner = corner or sq == t.corners[c]
+        else:
+            for i in range(4):
+                d = t.diag[sq, i]
+                if d >= 0 and s.board[d] == c:
+                    corner = True
+    if not corner:
+        return ERR_FIRST if first else ERR_CORNER
+    return OK
+
+
+@nb.njit(cache=True)
+def _has_legal(s, t, c) -> bool:
+    """Whether colour ``c`` has a legal move; drops the illegal candidates it meets."""
+    for b in range(4, -1, -1):
+        lo = t.region_start[b]
+        while s.cand_len[c, b] > 0:
+            m = s.cand[c, lo + s.cand_len[c, b] - 1]
+            if _is_legal(s, t, c, m):
+                return True
+            s.cand_len[c, b] -= 1
+    return False
+
+
+@nb.njit(cache=True)
+def _advance(s, t, c) -> None:
+    """Give the turn to the next colour after ``c`` that can move, or end the game."""
+    s.meta[KEY] ^= t.zobrist_to_move[s.meta[TO_MOVE]]
+    nxt = NO_PLAYER
+    for i in range(1, 5):
+        c2 = (c + i) % 4
+        if s.meta[STUCK + c2]:
+            continue
+        if _has_legal(s, t, c2):
+            nxt = c2
+            break
+        s.meta[STUCK + c2] = 1
+    s.meta[TO_MOVE] = nxt
+    s.meta[KEY] ^= t.zobrist_to_move[nxt]
+
+
+@nb.njit(cache=True)
+def place(s, t, c, m) -> None:
+    """Put placement ``m`` (legal for colour ``c``) on the board, leaving the turn as it is."""
+    n = s.meta[NUM_PLACED]
+    s.history[n, 0] = c
+    s.history[n, 1] = m
+    s.meta[NUM_PLACED] = n + 1
+    s.meta[LAST_PIECE + c] = t.piece[m]
+    s.used[c, t.piece[m]] = 1
+    key = s.meta[KEY]
+    for j in range(5):
+        sq = t.placements[m, j]
+        if sq < 0:
+            break
+        s.board[sq] = c
+        key ^= t.zobrist_square[c, sq]
+        for c2 in range(4):
+            s.forbidden[c2, sq] = 1
+        for i in range(4):
+            e = t.edge[sq, i]
+            if e >= 0:
+                s.forbidden[c, e] = 1
+    s.meta[KEY] = key
+    # New attach points are scanned only once every forbidden square is known.
+    for j in range(5):
+        sq = t.placements[m, j]
+        if sq < 0:
+            break
+        for i in range(4):
+            d = t.diag[sq, i]
+            if d >= 0 and not s.forbidden[c, d] and not s.attach[c, d]:
+                _scan_attach_point(s, t, c, d)
+
+
+@nb.njit(cache=True)
+def apply_move(s, t, m) -> None:
+    """Play placement ``m`` (legal) for the colour to move and pass the turn on."""
+    c = s.meta[TO_MOVE]
+    place(s, t, c, m)
+    _advance(s, t, c)
+
+
+@nb.njit(cache=True)
+def set_to_move(s, t, c) -> None:
+    """Give the turn to colour ``c``, or to the next one after it that can move."""
+    _advance(s, t, (c + 3) % 4)
+
+
+@nb.njit(cache=True)
+def legal_moves(s, t, c, out) -> int:
+    """Write colour ``c``'s legal placements into ``out`` (unsorted); return how many."""
+    n = 0
+    for b in range(5):
+        lo = t.region_start[b]
+        i = 0
+        while i < s.cand_len[c, b]:
+            m = s.cand[c, lo + i]
+            if _is_legal(s, t, c, m):
+                out[n] = m
+                n += 1
+                i += 1
+            else:
+                last = s.cand_len[c, b] - 1
+                s.cand[c, lo + i] = s.cand[c, lo + last]
+                s.cand_len[c, b] = last
+    return n
+
+
+@nb.njit(cache=True)
+def _sample_region(s, t, c, b) -> int:
+    """A uniformly random legal candidate from region ``b`` of colour ``c``, or -1 if none."""
+    lo = t.region_start[b]
+    while s.cand_len[c, b] > 0:
+        i = np.random.randint(s.cand_len[c, b])
+        m = s.cand[c, lo + i]
+        if _is_legal(s, t, c, m):
+            return m
+        last = s.cand_len[c, b] - 1
+        s.cand[c, lo + i] = s.cand[c, lo + last]
+        s.cand_len[c, b] = last
+    return -1
+
+
+@nb.njit(cache=True)
+def sample_move(s, t, policy, epsilon) -> int:
+    """A random legal move of the colour to move under a playout policy.
+
+    UNIFORM: uniform over all legal moves. LARGEST_PIECE: with probability 1 - epsilon
+    uniform over the legal moves of the largest piece size that has one, otherwise
+    uniform over all legal moves (SPEC §2). Rejection sampling over the candidate
+    lists is exact because illegal candidates are removed when drawn.
+    """
+    c = s.meta[TO_MOVE]
+    if policy == LARGEST_PIECE and np.random.random() >= epsilon:
+        for b in range(4, -1, -1):
+            m = _sample_region(s, t, c, b)
+            if m >= 0:
+                return m
+        return -1
+    while True:
+        total = 0
+        for b in range(5):
+            total += s.cand_len[c, b]
+        if total == 0:
+            return -1
+        r = np.random.randint(total)
+        b = 0
+        while r >= s.cand_len[c, b]:
+            r -= s.cand_len[c, b]
+            b += 1
+        lo = t.region_start[b]
+        m = s.cand[c, lo + r]
+        if _is_legal(s, t, c, m):
+            return m
+        last = s.cand_len[c, b] - 1
+        s.cand[c, lo + r] = s.cand[c, lo + last]
+        s.cand_len[c, b] = last
+
+
+@nb.njit(cache=True)
+def playout(s, t, policy, epsilon) -> None:
+    """Play random moves under ``policy`` until the game ends."""
+    while s.meta[TO_MOVE] != NO_PLAYER:
+        apply_move(s, t, sample_move(s, t, policy, epsilon))
+
+
+@nb.njit(cache=True)
+def scores(s, t, out) -> None:
+    """Advanced score of each colour (SPEC §1): -1 per unplaced square, +15 all placed,
+    +5 more if the monomino came last."""
+    for c in range(4):
+        unplaced = 0
+        for p in range(NUM_PIECES):
+            if not s.used[c, p]:
+                unplaced += t.piece_size[p]
+        score = -unplaced
+        if unplaced == 0:
+            score += 15
+            if s.meta[LAST_PIECE + c] == MONOMINO:
+                score += 5
+        out[c] = score
+
+
+@nb.njit(cache=True)
+def seed(n) -> None:
+    """Seed numba's random generator (used by sample_move and playout)."""
+    np.random.seed(n)

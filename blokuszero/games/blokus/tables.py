@@ -1,0 +1,201 @@
+"""Fixed tables of classic Blokus: pieces, orientations and the 30,433 placements.
+
+The action id of a placement is its index in :data:`PLACEMENTS`, ordered by
+piece (the order of :data:`PIECE_NAMES`), then orientation (the order in which
+:func:`orientations` first meets it), then the translation of the orientation's
+bounding box, row-major from the bottom-left (y, then x). This order is part of
+the public interface: saved networks and games depend on it, and
+``tests/test_blokus_tables.py`` pins it with a digest.
+
+Squares are numbered ``sq = y * 20 + x`` with x = column (a..t = 0..19) and
+y = row (1..20 = 0..19), so square 0 is Pentobi's ``a1`` (bottom-left).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BOARD_SIZE = 20
+NUM_SQUARES = BOARD_SIZE * BOARD_SIZE
+NUM_COLORS = 4
+COLOR_NAMES = ("Blue", "Yellow", "Red", "Green")
+MAX_PIECE_SIZE = 5
+
+# Pentobi's piece names and one orientation of each, as (x, y) cells.
+PIECE_SHAPES: dict[str, tuple[tuple[int, int], ...]] = {
+    "1": ((0, 0),),
+    "2": ((0, 0), (1, 0)),
+    "I3": ((0, 0), (1, 0), (2, 0)),
+    "V3": ((0, 0), (1, 0), (0, 1)),
+    "I4": ((0, 0), (1, 0), (2, 0), (3, 0)),
+    "L4": ((0, 0), (1, 0), (0, 1), (0, 2)),
+    "T4": ((0, 0), (1, 0), (2, 0), (1, 1)),
+    "O4": ((0, 0), (1, 0), (0, 1), (1, 1)),
+    "Z4": ((0, 0), (1, 0), (1, 1), (2, 1)),
+    "F": ((1, 0), (0, 1), (1, 1), (1, 2), (2, 2)),
+    "I5": ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)),
+    "L5": ((0, 0), (1, 0), (0, 1), (0, 2), (0, 3)),
+    "N": ((0, 0), (1, 0), (1, 1), (2, 1), (3, 1)),
+    "P": ((0, 0), (1, 0), (0, 1), (1, 1), (0, 2)),
+    "T5": ((1, 0), (1, 1), (0, 2), (1, 2), (2, 2)),
+    "U": ((0, 0), (2, 0), (0, 1), (1, 1), (2, 1)),
+    "V5": ((0, 0), (1, 0), (2, 0), (0, 1), (0, 2)),
+    "W": ((0, 0), (1, 0), (1, 1), (2, 1), (2, 2)),
+    "X": ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2)),
+    "Y": ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1)),
+    "Z5": ((0, 0), (1, 0), (1, 1), (1, 2), (2, 2)),
+}
+PIECE_NAMES = tuple(PIECE_SHAPES)
+NUM_PIECES = len(PIECE_NAMES)
+PIECE_SIZES = np.array([len(PIECE_SHAPES[n]) for n in PIECE_NAMES], dtype=np.int8)
+TOTAL_SQUARES = int(PIECE_SIZES.sum())  # 89
+MONOMINO = PIECE_NAMES.index("1")
+
+# Starting corner of each colour, as Pentobi places them: Blue a20, Yellow t20, Red t1, Green a1.
+CORNERS = np.array([19 * BOARD_SIZE + 0, 19 * BOARD_SIZE + 19, 0 * BOARD_SIZE + 19, 0],
+                   dtype=np.int16)
+
+# The 8 maps of the square onto itself, as functions of (x, y) in [0, n) x [0, n);
+# index 0 is the identity, 1-3 rotate counter-clockwise by 90/180/270 degrees,
+# 4-7 are the mirror image (x -> n-1-x) followed by the same rotations.
+_DIHEDRAL = (
+    lambda x, y, n: (x, y),
+    lambda x, y, n: (n - 1 - y, x),
+    lambda x, y, n: (n - 1 - x, n - 1 - y),
+    lambda x, y, n: (y, n - 1 - x),
+    lambda x, y, n: (n - 1 - x, y),
+    lambda x, y, n: (n - 1 - y, n - 1 - x),
+    lambda x, y, n: (x, n - 1 - y),
+    lambda x, y, n: (y, x),
+)
+NUM_SYMMETRIES = len(_DIHEDRAL)
+
+
+def dihedral(k: int, x: int, y: int, n: int = BOARD_SIZE) -> tuple[int, int]:
+    """Apply dihedral map ``k`` (0-7) to cell (x, y) of an n x n square."""
+    return _DIHEDRAL[k](x, y, n)
+
+
+def _normalise(cells) -> tuple[tuple[int, int], ...]:
+    min_x = min(x for x, _ in cells)
+    min_y = min(y for _, y in cells)
+    return tuple(sorted(((x - min_x, y - min_y) for x, y in cells), key=lambda c: (c[1], c[0])))
+
+
+def orientations(name: str) -> list[tuple[tuple[int, int], ...]]:
+    """Distinct orientations of a piece, each normalised to touch x=0 and y=0.
+
+    Cells are sorted by (y, x). Order: first appearance under the maps of :func:`dihedral`.
+    """
+    out: list[tuple[tuple[int, int], ...]] = []
+    for k in range(NUM_SYMMETRIES):
+        # n only shifts the result, which _normalise removes; any n works.
+        shape = _normalise([dihedral(k, x, y, 5) for x, y in PIECE_SHAPES[name]])
+        if shape not in out:
+            out.append(shape)
+    return out
+
+
+def _build_placements():
+    squares, pieces, orients = [], [], []
+    orientation_id = 0
+    for piece, name in enumerate(PIECE_NAMES):
+        for shape in orientations(name):
+            width = 1 + max(x for x, _ in shape)
+            height = 1 + max(y for _, y in shape)
+            for dy in range(BOARD_SIZE - height + 1):
+                for dx in range(BOARD_SIZE - width + 1):
+                    cells = [(y + dy) * BOARD_SIZE + x + dx for x, y in shape]
+                    squares.append(cells + [-1] * (MAX_PIECE_SIZE - len(cells)))
+                    pieces.append(piece)
+                    orients.append(orientation_id)
+            orientation_id += 1
+    return (np.array(squares, dtype=np.int16), np.array(pieces, dtype=np.int8),
+            np.array(orients, dtype=np.int16), orientation_id)
+
+
+#: [A, 5] squares of each placement, sorted ascending (= Pentobi's a1, b1, ..., a2 order), -1 padded.
+PLACEMENTS, PLACEMENT_PIECE, PLACEMENT_ORIENTATION, NUM_ORIENTATIONS = _build_placements()
+NUM_PLACEMENTS = len(PLACEMENTS)  # 30,433
+PLACEMENT_SIZE = PIECE_SIZES[PLACEMENT_PIECE]  # [A]
+
+
+def _square_set_keys(cells: np.ndarray) -> np.ndarray:
+    """One int64 per row of squares (-1 padded), independent of the order within the row."""
+    padded = np.sort(np.where(cells < 0, NUM_SQUARES, cells).astype(np.int64), axis=1)
+    return (padded * (NUM_SQUARES + 1) ** np.arange(cells.shape[1], dtype=np.int64)).sum(axis=1)
+
+
+_KEYS = _square_set_keys(PLACEMENTS)
+_KEY_ORDER = np.argsort(_KEYS)
+
+
+def find_placements(cells: np.ndarray) -> np.ndarray:
+    """Placement ids of rows of squares ([N, 5], any order, -1 padded); -1 where none fits."""
+    keys = _square_set_keys(np.atleast_2d(cells))
+    pos = np.minimum(np.searchsorted(_KEYS, keys, sorter=_KEY_ORDER), NUM_PLACEMENTS - 1)
+    found = _KEY_ORDER[pos]
+    return np.where(_KEYS[found] == keys, found, -1)
+
+
+def _build_cover():
+    """Placements covering each square, grouped by piece: a CSR table indexed [sq, piece]."""
+    lists = [[[] for _ in range(NUM_PIECES)] for _ in range(NUM_SQUARES)]
+    for m, cells in enumerate(PLACEMENTS):
+        for sq in cells[cells >= 0]:
+            lists[sq][PLACEMENT_PIECE[m]].append(m)
+    start = np.zeros((NUM_SQUARES, NUM_PIECES + 1), dtype=np.int32)
+    flat: list[int] = []
+    for sq in range(NUM_SQUARES):
+        for p in range(NUM_PIECES):
+            start[sq, p] = len(flat)
+            flat.extend(lists[sq][p])
+        start[sq, NUM_PIECES] = len(flat)
+    return start, np.array(flat, dtype=np.int16)
+
+
+#: COVER[COVER_START[sq, p]:COVER_START[sq, p + 1]] = placements of piece p covering square sq.
+COVER_START, COVER = _build_cover()
+
+
+def _neighbours(offsets) -> np.ndarray:
+    out = np.full((NUM_SQUARES, 4), -1, dtype=np.int16)
+    for sq in range(NUM_SQUARES):
+        x, y = sq % BOARD_SIZE, sq // BOARD_SIZE
+        k = 0
+        for ox, oy in offsets:
+            if 0 <= x + ox < BOARD_SIZE and 0 <= y + oy < BOARD_SIZE:
+                out[sq, k] = (y + oy) * BOARD_SIZE + x + ox
+                k += 1
+    return out
+
+
+EDGE_NEIGHBOURS = _neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))  # [400, 4], -1 padded
+DIAG_NEIGHBOURS = _neighbours(((1, 1), (-1, 1), (1, -1), (-1, -1)))  # [400, 4], -1 padded
+
+
+def _build_cover_edges() -> np.ndarray:
+    """For each COVER entry (square sq, placement m): bit i set if m covers EDGE_NEIGHBOURS[sq, i].
+
+    Move generation compares it with the forbidden neighbours of an attach point to reject
+    most placements with one test (Pentobi prunes with the same idea).
+    """
+    square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
+    edges = EDGE_NEIGHBOURS[square_of_entry]  # [K, 4]
+    cells = PLACEMENTS[COVER]  # [K, 5]
+    covered = (edges[:, :, None] == cells[:, None, :]).any(axis=2) & (edges >= 0)
+    return (covered * (1 << np.arange(4))).sum(axis=1).astype(np.uint8)
+
+
+COVER_EDGES = _build_cover_edges()  # [len(COVER)] uint8
+
+# Candidate move lists are kept per colour in one array split into one region per piece
+# size; a region holds at most every placement of that size once, so it cannot overflow.
+_size_counts = np.bincount(PLACEMENT_SIZE, minlength=MAX_PIECE_SIZE + 1)[1:]
+#: REGION_START[k - 1] .. REGION_START[k] is the region of pieces of k squares.
+REGION_START = np.concatenate([[0], np.cumsum(_size_counts)]).astype(np.int32)
+
+# Random 64-bit keys for position hashing: one per (colour, square), one per colour to move.
+_zobrist_rng = np.random.default_rng(0x426C6F6B7573)
+ZOBRIST_SQUARE = _zobrist_rng.integers(0, 2**63, size=(NUM_COLORS, NUM_SQUARES), dtype=np.int64)
+ZOBRIST_TO_MOVE = _zobrist_rng.integers(0, 2**63, size=NUM_COLORS + 1, dtype=np.int64)

@@ -1,0 +1,90 @@
+"""The conformance check every game passes (OpenSpiel's ``random_sim_test`` in spirit)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import TERMINAL, Game, State
+
+
+def _fail(msg: str) -> None:
+    raise AssertionError(msg)
+
+
+def _snapshot(state: State) -> tuple:
+    return (state.key(), state.current_player(), state.legal_actions().tobytes(),
+            state.returns().tobytes())
+
+
+def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings: int) -> None:
+    player = state.current_player()
+    if not 0 <= player < game.num_players:
+        _fail(f"current_player() = {player} is not a player of {game.name}")
+    legal = state.legal_actions()
+    if len(legal) == 0:
+        _fail(f"{game.name}: no legal action before the end of the game")
+    if np.any(np.diff(legal) <= 0):
+        _fail(f"{game.name}: legal_actions() is not sorted and unique")
+    if legal[0] < 0 or legal[-1] >= game.num_actions:
+        _fail(f"{game.name}: legal action out of [0, {game.num_actions})")
+    for a in rng.choice(legal, size=min(max_strings, len(legal)), replace=False):
+        text = state.action_to_string(int(a))
+        if state.string_to_action(text) != a:
+            _fail(f"{game.name}: action {a} -> {text!r} does not read back")
+    # An illegal action raises ValueError and leaves the state as it was.
+    illegal = np.setdiff1d(np.arange(game.num_actions), legal)
+    if len(illegal):
+        before = _snapshot(state)
+        try:
+            state.apply_action(int(rng.choice(illegal)))
+        except ValueError:
+            pass
+        else:
+            _fail(f"{game.name}: an illegal action was accepted")
+        if _snapshot(state) != before:
+            _fail(f"{game.name}: a rejected action changed the state")
+    # A clone is independent of its original.
+    before = _snapshot(state)
+    copy = state.clone()
+    if _snapshot(copy) != before:
+        _fail(f"{game.name}: clone() differs from the original")
+    copy.apply_action(int(legal[0]))
+    if _snapshot(state) != before:
+        _fail(f"{game.name}: playing on a clone changed the original")
+
+
+def random_game(game: Game, seed: int, *, checks: bool = True, max_strings: int = 20) -> list[int]:
+    """Play one uniformly random game, checking every position; return its actions."""
+    rng = np.random.default_rng(seed)
+    check_rng = np.random.default_rng([seed, 1])  # checks must not change the game played
+    state = game.new_initial_state(rng)
+    actions: list[int] = []
+    while not state.is_terminal():
+        if checks:
+            _check_state(game, state, check_rng, max_strings)
+        a = int(rng.choice(state.legal_actions()))
+        state.apply_action(a)
+        actions.append(a)
+        if len(actions) > game.max_game_length:
+            _fail(f"{game.name}: longer than max_game_length = {game.max_game_length}")
+    if state.current_player() != TERMINAL or len(state.legal_actions()) != 0:
+        _fail(f"{game.name}: a terminal state still has a player to move or legal actions")
+    returns = state.returns()
+    if len(returns) != game.num_players or not np.all(np.isfinite(returns)):
+        _fail(f"{game.name}: returns() = {returns} is not one finite value per player")
+    return actions
+
+
+def check_game(game: Game, num_games: int = 10, seed: int = 0, *, max_strings: int = 20) -> None:
+    """Random playouts through ``game`` asserting the interface's promises.
+
+    Checks at every position: a valid player to move, sorted unique in-range legal actions
+    (non-empty until the end), action strings that read back, illegal actions rejected with
+    ValueError and no change, clones independent of their original; at the end: returns
+    with one finite value per player, length within ``max_game_length``; and that the same
+    seed plays the same game. Raises AssertionError saying what failed.
+    """
+    for g in range(num_games):
+        first = random_game(game, seed + g, max_strings=max_strings)
+        if random_game(game, seed + g, checks=False) != first:
+            _fail(f"{game.name}: seed {seed + g} did not replay the same game")
