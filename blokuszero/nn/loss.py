@@ -1,0 +1,47 @@
+"""The BlokusZero training loss ``E = ||z - v||^2 - pi . log P + c ||theta||^2`` (SPEC §3).
+
+The value term sums over the 4 players (range 0..16, which the paper left unscaled), both
+terms are averaged over the batch. The ``c ||theta||^2`` term is not computed here: the
+optimiser applies it as weight decay (SGD ``weight_decay=1e-4``; for plain SGD that is the
+gradient of ``(1e-4 / 2) ||theta||^2``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Losses:
+    """Batch means: ``total = value + policy``; each a scalar tensor."""
+
+    total: torch.Tensor
+    value: torch.Tensor
+    policy: torch.Tensor
+
+
+def policy_value_loss(logits: torch.Tensor, values: torch.Tensor, target_policy: torch.Tensor,
+                      target_values: torch.Tensor, legal: torch.Tensor | None = None) -> Losses:
+    """Loss of a batch.
+
+    Args:
+      logits: [B, A] policy logits.
+      values: [B, 4] predicted values, mover's frame.
+      target_policy: [B, A] pi, normalised root visit counts (zero off the legal moves).
+      target_values: [B, 4] z, game outcomes (+1 win, -1 loss), mover's frame.
+      legal: optional [B, A] bool; when given, the softmax P runs over legal moves only
+        (illegal logits count as -inf), otherwise over all A outputs as in the paper.
+    Returns:
+      :class:`Losses` with the total, the value term and the policy (cross-entropy) term.
+    """
+    value_loss = (target_values - values).square().sum(dim=1).mean()
+    if legal is None:
+        log_p = torch.log_softmax(logits, dim=1)
+    else:
+        log_p = torch.log_softmax(logits.masked_fill(~legal, float("-inf")), dim=1)
+        # log P is -inf off the legal moves, and 0 * -inf would be NaN where pi is 0 there.
+        log_p = log_p.masked_fill(~legal, 0.0)
+    policy_loss = -(target_policy * log_p).sum(dim=1).mean()
+    return Losses(total=value_loss + policy_loss, value=value_loss, policy=policy_loss)
