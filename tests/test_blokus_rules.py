@@ -155,12 +155,13 @@ def test_legal_moves_match_brute_force_oracle(seed, stop):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from([E.UNIFORM, E.LARGEST_PIECE]))
+@given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(["uniform", "largest_piece"]))
 def test_numba_playout_plays_legal_games(seed, policy):
     E.seed(seed)
     state = BlokusGame().new_initial_state()
-    state.playout(policy=policy, epsilon=0.05)
+    players, actions = state.playout(policy=policy, epsilon=0.05)
     assert state.is_terminal()
+    assert list(zip(players.tolist(), actions.tolist())) == state.history()
     replay = BlokusGame().new_initial_state()
     for colour, m in state.history():
         assert replay.current_player() == colour
@@ -174,7 +175,7 @@ def test_playout_is_reproducible_by_seed():
     for _ in range(2):
         E.seed(42)
         state = BlokusGame().new_initial_state()
-        state.playout(policy=E.LARGEST_PIECE, epsilon=0.05)
+        state.playout("largest_piece", epsilon=0.05)
         games.append(state.history())
     assert games[0] == games[1]
 
@@ -186,6 +187,20 @@ def test_largest_piece_policy_prefers_large_pieces():
         a = E.sample_move(state.arrays, E.TABLES, E.LARGEST_PIECE, 0.0)
         assert T.PLACEMENT_SIZE[a] == 5
         state.apply_action(a)
+
+
+def test_unknown_playout_policy():
+    with pytest.raises(ValueError, match="unknown playout policy 'greedy'"):
+        BlokusGame().new_initial_state().playout("greedy")
+
+
+def test_move_out_of_turn():
+    state = _opening()  # Blue to move
+    state.apply_action_for(2, state.string_to_action("s2,s3"), next_player=0)
+    assert state.history()[-1] == (2, state.string_to_action("s2,s3"))
+    assert state.current_player() == 0
+    with pytest.raises(ValueError, match="Red move"):
+        state.apply_action_for(2, state.string_to_action("s2"), next_player=0)
 
 
 def test_key_depends_on_position_and_transposes():

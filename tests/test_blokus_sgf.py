@@ -14,7 +14,7 @@ def test_round_trip_of_random_games():
     for seed in range(5):
         E.seed(seed)
         state = BlokusGame().new_initial_state()
-        state.playout(policy=E.LARGEST_PIECE, epsilon=0.05)
+        state.playout("largest_piece", epsilon=0.05)
         text = write_sgf(state, {"GC": f"seed {seed}", "C": "a ] and a \\ inside"})
         assert text.startswith("(;GM[Blokus]")
         again = read_sgf(text)

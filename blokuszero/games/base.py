@@ -12,6 +12,11 @@ Room for what later games need, without changing this interface:
   per player;
 - hidden information (Daihinmin): ``information_state(player)`` and
   ``sample_determinization(player, rng)``.
+
+Optional methods that search uses when a game has them:
+
+- ``playout(policy, epsilon) -> (players, actions)``: a fast random playout to the end;
+- ``apply_action_for(player, action, next_player)``: a move out of turn (Best-Reply Search).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from . import tables as T
 from .notation import placement_to_string, string_to_placement
 
 _MOVES_BUFFER = np.empty(T.NUM_PLACEMENTS, dtype=np.int32)
+PLAYOUT_POLICIES = {"uniform": E.UNIFORM, "largest_piece": E.LARGEST_PIECE}
 
 
 def _colour_index(colour: int) -> int:
@@ -78,6 +79,13 @@ class BlokusState(State):
         self._check(c, action)
         E.apply_move(self.arrays, E.TABLES, int(action))
 
+    def apply_action_for(self, player: int, action: int, next_player: int) -> None:
+        """Play ``action`` for ``player`` out of turn, then give the turn to ``next_player``
+        (or the next colour after it that can move). Best-Reply Search moves this way."""
+        self._check(_colour_index(player), action)
+        E.place(self.arrays, E.TABLES, player, int(action))
+        E.set_to_move(self.arrays, E.TABLES, _colour_index(next_player))
+
     def clone(self) -> BlokusState:
         arrays = E.new_arrays()
         E.copy_into(arrays, self.arrays, E.TABLES)
@@ -115,12 +123,24 @@ class BlokusState(State):
         n = int(self.arrays.meta[E.NUM_PLACED])
         return [(int(c), int(m)) for c, m in self.arrays.history[:n]]
 
-    def playout(self, *, policy: int = E.UNIFORM, epsilon: float = 0.0) -> None:
-        """Play random moves to the end in numba (``engine.UNIFORM`` or ``LARGEST_PIECE``).
+    def squares_placed(self) -> np.ndarray:
+        """Squares covered by each colour (the depth-first searches' evaluation, SPEC §2)."""
+        board = self.arrays.board
+        return np.bincount(board[board >= 0], minlength=T.NUM_COLORS)
 
+    def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Play random moves to the end in numba; return the (players, actions) played.
+
+        ``policy``: ``"uniform"``, or ``"largest_piece"`` (with probability 1 - epsilon a
+        uniformly random move among those of the largest piece size available, SPEC §2).
         Randomness comes from numba's generator: seed it with :func:`engine.seed`.
         """
-        E.playout(self.arrays, E.TABLES, policy, epsilon)
+        if policy not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown playout policy {policy!r}; Blokus has {sorted(PLAYOUT_POLICIES)}")
+        start = int(self.arrays.meta[E.NUM_PLACED])
+        E.playout(self.arrays, E.TABLES, PLAYOUT_POLICIES[policy], epsilon)
+        moves = self.arrays.history[start:int(self.arrays.meta[E.NUM_PLACED])]
+        return moves[:, 0].copy(), moves[:, 1].copy()
 
     def __str__(self) -> str:
         marks = "BYRG"

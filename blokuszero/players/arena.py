@@ -1,0 +1,164 @@
+"""Matches between players: seating shuffled per game, random openings, parallel workers.
+
+A seat wins a game when its return is positive: with Blokus' returns, a shared first
+place counts as a win for every colour that shares it.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from ..games.registry import make_game
+from .factory import make_player, resolve_spec
+from .stats import wilson_interval
+
+
+@dataclass(frozen=True)
+class Match:
+    """What is played: the game, one player name per seat, and the players' specs."""
+
+    game: str
+    seats: Sequence[str]  # player names, one per seat; shuffled for every game
+    players: Mapping[str, Mapping[str, Any]]  # name -> player spec (see players.factory)
+    random_opening_moves: int = 0  # first moves of every game played uniformly at random
+    extra: dict = field(default_factory=dict)  # free notes stored in the summary
+
+    def check(self) -> None:
+        """ValueError naming what is wrong, before any game starts."""
+        game = make_game(self.game)
+        if len(self.seats) != game.num_players:
+            raise ValueError(f"{self.game} has {game.num_players} seats, but {len(self.seats)} "
+                             f"were given: {list(self.seats)}")
+        for name in self.seats:
+            if name not in self.players:
+                raise ValueError(f"seat player {name!r} has no entry in players "
+                                 f"(have: {sorted(self.players)})")
+        for name, spec in self.players.items():
+            try:
+                resolve_spec(spec)
+            except ValueError as err:
+                raise ValueError(f"player {name!r}: {err}") from None
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a match seeded with ``seed`` (stored with the game)."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
+
+
+def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
+    """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus)."""
+    game = make_game(match.game)
+    rng = np.random.default_rng(seed)
+    seating = [str(name) for name in rng.permutation(list(match.seats))]
+    player_seeds = np.random.SeedSequence(seed).generate_state(len(seating))
+    players = [make_player(game, match.players[name], int(s)) for name, s in zip(seating, player_seeds)]
+    for player in players:
+        player.reset()
+    state = game.new_initial_state(rng)
+    moves = []
+    start = time.perf_counter()
+    while not state.is_terminal():
+        p = state.current_player()
+        if len(moves) < match.random_opening_moves:
+            action = int(rng.choice(state.legal_actions()))
+        else:
+            action = players[p].choose_action(state)
+        try:
+            state.apply_action(action)
+        except ValueError as err:
+            raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
+        moves.append((p, state.action_to_string(action)))
+        for player in players:
+            player.inform(action, p)
+    returns = state.returns()
+    scores = state.scores() if hasattr(state, "scores") else returns
+    record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
+              "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
+              "seconds": time.perf_counter() - start}
+    if match.game == "blokus":
+        from ..games.blokus.sgf import write_sgf
+
+        record["sgf"] = write_sgf(state, {
+            "GC": f"arena game {index}, seed {seed}, seats (Blue Yellow Red Green): {' '.join(seating)}"})
+    return record
+
+
+def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score."""
+    players = {}
+    for name in dict.fromkeys(match.seats):
+        results = [(r["returns"][i], r["scores"][i]) for r in records
+                   for i, seat in enumerate(r["seating"]) if seat == name]
+        wins = sum(1 for ret, _ in results if ret > 0)
+        low, high = wilson_interval(wins, len(results))
+        players[name] = {
+            "config": resolve_spec(match.players[name]), "games": len(results), "wins": wins,
+            "win_rate": wins / len(results) if results else 0.0, "ci_low": low, "ci_high": high,
+            "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
+    return {"game": match.game, "games": len(records), "seats": list(match.seats),
+            "random_opening_moves": match.random_opening_moves,
+            "win_rule": "a seat wins when it has the highest score; shared first places all win",
+            "seeds": [r["seed"] for r in records], "players": players, **match.extra}
+
+
+def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int = 1,
+              progress: bool = True, on_record: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Play ``games`` games, storing each (``games.jsonl``, Blokus SGF files) as it ends, and
+    write ``summary.json`` to ``out_dir``; return the summary."""
+    match.check()
+    out_dir = Path(out_dir)
+    (out_dir / "games").mkdir(parents=True, exist_ok=True)
+    (out_dir / "games.jsonl").write_text("")
+    records: list[dict] = []
+    watched = match.seats[0]
+    bar = tqdm(total=games, disable=not progress, desc=f"{match.game} arena", unit="game")
+
+    def finish(record: dict) -> None:
+        records.append(record)
+        with open(out_dir / "games.jsonl", "a") as f:
+            f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
+        if "sgf" in record:
+            (out_dir / "games" / f"game_{record['index']:05d}.blksgf").write_text(record["sgf"])
+        rate = summarise(match, records)["players"][watched]
+        bar.set_postfix_str(f"{watched} {rate['win_rate']:.1%} [{rate['ci_low']:.1%}, {rate['ci_high']:.1%}]")
+        bar.update()
+        if on_record:
+            on_record(record)
+
+    jobs = [(i, game_seed(seed, i)) for i in range(games)]
+    if workers <= 1:
+        for i, s in jobs:
+            finish(play_game(match, i, s))
+    else:
+        # spawn, not fork: workers must not inherit threads (torch, Ray) of the parent.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = [pool.submit(play_game, match, i, s) for i, s in jobs]
+            for future in as_completed(futures):
+                finish(future.result())
+    bar.close()
+    records.sort(key=lambda r: r["index"])
+    summary = summarise(match, records)
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The summary as a table for the console."""
+    lines = [f"{summary['game']}: {summary['games']} games, first {summary['random_opening_moves']} "
+             f"moves random", f"{'player':20s} {'seats':>6s} {'wins':>6s} {'win rate':>9s}  "
+             f"{'95% interval':>17s} {'mean score':>10s}"]
+    for name, p in summary["players"].items():
+        lines.append(f"{name:20s} {p['games']:6d} {p['wins']:6d} {p['win_rate']:9.1%}  "
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f}")
+    return "\n".join(lines)

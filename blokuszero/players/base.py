@@ -1,0 +1,33 @@
+"""A Player picks moves; the arena, evaluation and engines drive players through this."""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from ..games.base import State
+
+
+class Player(abc.ABC):
+    """Something that picks a move: a search, a network, a random mover, an external engine."""
+
+    def reset(self) -> None:
+        """A new game starts."""
+
+    @abc.abstractmethod
+    def choose_action(self, state: State) -> int:
+        """The move to play at ``state`` (which the player must not change)."""
+
+    def inform(self, action: int, player: int) -> None:
+        """``player`` has just played ``action`` (every move of the game, the player's own too)."""
+
+
+class RandomPlayer(Player):
+    """Uniformly random legal moves."""
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def choose_action(self, state: State) -> int:
+        return int(self.rng.choice(state.legal_actions()))

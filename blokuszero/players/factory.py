@@ -1,0 +1,119 @@
+"""Players from plain settings (config files, command lines) and the named presets.
+
+A player spec is a mapping with ``preset`` (a name from :data:`PRESETS`) and/or ``kind``
+(``random``, ``mcts``, ``depth_first``) plus options that override the preset's. Unknown
+options are an error that names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from ..games.base import Game, State
+from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
+from ..search.evaluators import RolloutEvaluator
+from ..search.mcts import MCTS, MCTSConfig
+from ..search.selection import PUCT, UCB1, ProgressiveHistory
+from .base import Player, RandomPlayer
+from .search_players import DepthFirstPlayer, MCTSPlayer
+
+#: MCTS-MaxN as SPEC §2 describes the paper's baseline.
+MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2, "w": 5.0,
+             "playout": "largest_piece", "epsilon": 0.05, "expand_threshold": 1, "simulations": 800}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "random": {"kind": "random"},
+    "mcts_maxn": MCTS_MAXN,
+    "mcts_paranoid": {**MCTS_MAXN, "tree": "paranoid"},
+    "mcts_brs": {**MCTS_MAXN, "tree": "brs"},
+    "uct": {"kind": "mcts", "tree": "maxn", "selection": "ucb1", "c": 0.7, "playout": "uniform",
+            "simulations": 800},
+    "maxn": {"kind": "depth_first", "algorithm": "maxn", "max_depth": 4, "node_limit": 20_000},
+    "paranoid": {"kind": "depth_first", "algorithm": "paranoid", "max_depth": 4, "node_limit": 20_000},
+    "brs": {"kind": "depth_first", "algorithm": "brs", "max_depth": 4, "node_limit": 20_000},
+}
+
+_MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
+_DEPTH_FIRST_FIELDS = {f.name for f in fields(DepthFirstConfig)}
+# Options besides the search configs': selection rule and its parameters, playouts, move choice.
+_OPTIONS = {
+    "random": set(),
+    "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
+                            "epsilon", "temperature_moves"},
+    "depth_first": _DEPTH_FIRST_FIELDS,
+}
+SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
+                   "puct": (PUCT, ("c_base", "c_init", "q_init"))}
+
+
+def make_rule(name: str, options: Mapping[str, Any]):
+    """A selection rule by name, with the options it takes from ``options``."""
+    if name not in SELECTION_RULES:
+        raise ValueError(f"unknown selection rule {name!r}; known: {sorted(SELECTION_RULES)}")
+    cls, params = SELECTION_RULES[name]
+    return cls(**{k: options[k] for k in params if k in options})
+
+
+def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The preset's settings overridden by ``spec``'s, checked for unknown names."""
+    spec = dict(spec)
+    preset = spec.pop("preset", None)
+    if preset is not None and preset not in PRESETS:
+        raise ValueError(f"unknown player preset {preset!r}; known: {sorted(PRESETS)}")
+    merged = {**PRESETS.get(preset, {}), **spec}
+    kind = merged.pop("kind", None)
+    if kind not in _OPTIONS:
+        raise ValueError(f"player needs a preset or a kind in {sorted(_OPTIONS)}, got {kind!r}")
+    unknown = set(merged) - _OPTIONS[kind]
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for a {kind} player; "
+                         f"known: {sorted(_OPTIONS[kind])}")
+    return {"kind": kind, **merged}
+
+
+def _blokus_heuristics():
+    from ..games.blokus import tables as T
+
+    def evaluate(state: State) -> np.ndarray:
+        return state.squares_placed().astype(np.float64)
+
+    def order(state: State, player: int, actions: np.ndarray) -> np.ndarray:
+        # Larger pieces first (SPEC §2), stable so the rest keeps its order.
+        return actions[np.argsort(-T.PLACEMENT_SIZE[actions], kind="stable")]
+
+    def max_sum(state: State, depth: int) -> float:
+        return float(state.squares_placed().sum() + T.MAX_PIECE_SIZE * depth)
+
+    return evaluate, order, max_sum
+
+
+def depth_first_heuristics(game: Game):
+    """(evaluation, move ordering, sum bound or None) for the depth-first searches.
+
+    Blokus: squares placed per colour, larger pieces first (SPEC §2). Other games: the
+    returns at the end of the game and 0 before it, in the given order.
+    """
+    if game.name == "blokus":
+        return _blokus_heuristics()
+    return (lambda state: np.asarray(state.returns(), dtype=np.float64)), keep_order, None
+
+
+def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
+    """A player for ``game`` from a spec (see the module docstring)."""
+    s = resolve_spec(spec)
+    rng = np.random.default_rng(seed)
+    if s["kind"] == "random":
+        return RandomPlayer(rng)
+    if s["kind"] == "depth_first":
+        config = DepthFirstConfig(**{k: v for k, v in s.items() if k in _DEPTH_FIRST_FIELDS})
+        evaluate, order, max_sum = depth_first_heuristics(game)
+        return DepthFirstPlayer(DepthFirstSearch(game, config, evaluate, order, max_sum))
+    rule = make_rule(s.get("selection", "ucb1"), s)
+    config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
+    evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
+                      temperature_moves=s.get("temperature_moves", 0))

@@ -1,0 +1,41 @@
+"""Players backed by the search core: MCTS (any configuration) and depth-first searches."""
+
+from __future__ import annotations
+
+from ..games.base import State
+from ..search.depth_first import DepthFirstSearch
+from ..search.mcts import MCTS, choose_action
+from .base import Player
+
+
+class MCTSPlayer(Player):
+    """Plays the most visited move; moves 1..``temperature_moves`` of the game are sampled
+    in proportion to visit counts (SPEC §3: 20 in self-play). Reuses its tree between moves."""
+
+    def __init__(self, mcts: MCTS, temperature_moves: int = 0) -> None:
+        self.mcts = mcts
+        self.temperature_moves = temperature_moves
+        self.moves_played = 0
+
+    def reset(self) -> None:
+        self.mcts.tree = None
+        self.moves_played = 0
+
+    def choose_action(self, state: State) -> int:
+        result = self.mcts.search(state)
+        temperature = 1.0 if self.moves_played < self.temperature_moves else 0.0
+        return choose_action(result, temperature, self.mcts.rng)
+
+    def inform(self, action: int, player: int) -> None:
+        self.moves_played += 1
+        self.mcts.advance(action, player)
+
+
+class DepthFirstPlayer(Player):
+    """Plays the move of a MaxN, Paranoid or BRS search."""
+
+    def __init__(self, search: DepthFirstSearch) -> None:
+        self.search = search
+
+    def choose_action(self, state: State) -> int:
+        return self.search.search(state).action

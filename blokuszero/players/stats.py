@@ -1,0 +1,16 @@
+"""Statistics of match results."""
+
+from __future__ import annotations
+
+import math
+
+
+def wilson_interval(wins: float, games: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval of a win rate (95% for the default z); (0, 1) with no games."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1.0 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -1,0 +1,98 @@
+"""Evaluators: what a search learns at a leaf. Values are always one entry per player.
+
+An evaluator takes a batch of leaf states and returns, for each, a value vector and
+optionally a prior over the legal actions (a network) and the moves of a playout
+(rollouts; enhancements such as Progressive History and RAVE learn from them).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..games.base import State
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What an evaluator says about one state."""
+
+    value: np.ndarray  # [P] within the evaluator's value_bounds
+    prior: np.ndarray | None = None  # [num legal actions], aligned with state.legal_actions()
+    players: np.ndarray | None = None  # [T] who played each playout move
+    actions: np.ndarray | None = None  # [T] the playout moves
+
+
+class Evaluator(abc.ABC):
+    """Values (and maybe priors) for a batch of non-terminal leaf states."""
+
+    #: (lowest, highest) value; a win scores the highest, a loss the lowest.
+    value_bounds: tuple[float, float] = (-1.0, 1.0)
+    #: True if :meth:`evaluate` returns priors (the search then expands at the evaluated leaf).
+    provides_priors: bool = False
+
+    @abc.abstractmethod
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        """Evaluate each state (they may be changed in place: callers pass copies)."""
+
+    def terminal_value(self, returns: np.ndarray) -> np.ndarray:
+        """The game's returns (+1 win, -1 loss) on this evaluator's scale."""
+        lo, hi = self.value_bounds
+        return lo + (np.asarray(returns, dtype=np.float64) + 1.0) * (hi - lo) / 2.0
+
+
+class RolloutEvaluator(Evaluator):
+    """Random playouts to the end; rewards in [0, 1] (win 1, loss 0), as MCTS-MaxN uses (SPEC §2).
+
+    Uses the game's own fast ``playout(policy, epsilon)`` when it has one (Blokus, in numba);
+    otherwise plays uniformly random legal moves in Python with ``rng``.
+    """
+
+    value_bounds = (0.0, 1.0)
+
+    def __init__(self, policy: str = "uniform", epsilon: float = 0.0,
+                 rng: np.random.Generator | None = None) -> None:
+        self.policy = policy
+        self.epsilon = epsilon
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def _playout(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        if hasattr(state, "playout"):
+            return state.playout(self.policy, self.epsilon)
+        if self.policy != "uniform":
+            raise ValueError(f"playout policy {self.policy!r} needs the game's own fast playout; "
+                             f"{type(state).__name__} has none (use 'uniform')")
+        players, actions = [], []
+        while not state.is_terminal():
+            players.append(state.current_player())
+            actions.append(int(self.rng.choice(state.legal_actions())))
+            state.apply_action(actions[-1])
+        return np.array(players, dtype=np.int64), np.array(actions, dtype=np.int64)
+
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        out = []
+        for state in states:
+            players, actions = self._playout(state)
+            out.append(Evaluation(self.terminal_value(state.returns()), None, players, actions))
+        return out
+
+
+class UniformEvaluator(Evaluator):
+    """Uniform priors and a neutral value: PUCT search guided by nothing but terminal states.
+
+    A stand-in with the network evaluator's shape (priors, values in [-1, 1]), for tests
+    and for search without a trained network.
+    """
+
+    provides_priors = True
+
+    def __init__(self, num_players: int) -> None:
+        self.num_players = num_players
+
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        return [Evaluation(np.zeros(self.num_players),
+                           np.full(len(s.legal_actions()), 1.0 / len(s.legal_actions())))
+                for s in states]

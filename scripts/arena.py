@@ -1,0 +1,31 @@
+"""Play games between player configurations and report win rates (Hydra app, conf/arena.yaml).
+
+    python scripts/arena.py games=300 players.mcts_maxn.simulations=800
+    python scripts/arena.py seats=[brs,random,random,random] +players.brs='{preset: brs}'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from blokuszero.players.arena import Match, format_summary, run_match
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="arena")
+def main(cfg: DictConfig) -> None:
+    out_dir = Path(cfg.out_dir or HydraConfig.get().runtime.output_dir)
+    match = Match(game=cfg.game, seats=list(cfg.seats),
+                  players=OmegaConf.to_container(cfg.players, resolve=True),
+                  random_opening_moves=cfg.random_opening_moves)
+    summary = run_match(match, games=cfg.games, seed=cfg.seed, out_dir=out_dir,
+                        workers=cfg.workers, progress=cfg.progress)
+    print(format_summary(summary))
+    print(f"games and summary.json in {out_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Selection formulas computed by hand on a small tree (SPEC §2, §3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from blokuszero.search import PUCT, UCB1, ProgressiveHistory, Tree
+from blokuszero.search.selection import UNVISITED
+
+
+def small_tree() -> Tree:
+    """Root (15 visits, player 0 to move) with children for actions 3, 5, 7."""
+    tree = Tree(num_players=2)
+    tree.expand(0, np.array([3, 5, 7]), np.array([0, 0, 0]), np.array([0.5, 0.3, 0.2]))
+    tree.visits[0] = 15
+    tree.visits[1:4] = [10, 5, 0]
+    tree.value_sum[1] = [6.0, 4.0]
+    tree.value_sum[2] = [4.0, 1.0]
+    return tree
+
+
+def test_ucb1():
+    scores = UCB1(c=0.2).scores(small_tree(), 0)
+    assert scores[0] == pytest.approx(0.6 + 0.2 * math.sqrt(math.log(15) / 10))
+    assert scores[1] == pytest.approx(0.8 + 0.2 * math.sqrt(math.log(15) / 5))
+    assert scores[2] == math.inf
+
+
+def test_puct():
+    rule = PUCT(c_base=19_625, c_init=1.25, q_init=0.0)
+    scores = rule.scores(small_tree(), 0)
+    c_s = math.log((1 + 15 + 19_625) / 19_625) + 1.25
+    assert scores[0] == pytest.approx(0.6 + c_s * 0.5 * math.sqrt(15) / 11)
+    assert scores[1] == pytest.approx(0.8 + c_s * 0.3 * math.sqrt(15) / 6)
+    assert scores[2] == pytest.approx(0.0 + c_s * 0.2 * math.sqrt(15) / 1)
+    assert rule.select(small_tree(), 0) == 1 + int(np.argmax(scores))
+
+
+def test_progressive_history():
+    rule = ProgressiveHistory(c=0.2, w=5.0)
+    rule.reset(num_players=2, num_actions=8)
+    tree = small_tree()
+    # Player 0's history: action 3 played 4 times for a total reward 3, action 7 twice for 1.
+    rule.observe(tree, np.array([0]), np.array([0, 0, 0, 0]), np.array([3, 3, 3, 7]), np.array([1.0, 0.0]))
+    rule.observe(tree, np.array([0]), np.array([0, 0]), np.array([3, 7]), np.array([0.0, 1.0]))
+    scores = rule.scores(tree, 0)
+    assert rule.hist_count[0, 3] == 4 and rule.hist_count[0, 7] == 2
+    assert scores[0] == pytest.approx(0.6 + 0.2 * math.sqrt(math.log(15) / 10) + 0.75 * 5 / (10 - 6 + 1))
+    assert scores[1] == pytest.approx(0.8 + 0.2 * math.sqrt(math.log(15) / 5))  # no history for 5
+    assert scores[2] == pytest.approx(UNVISITED + 0.5 * 5 / 1)  # unvisited: first, by history
+
+
+def test_history_update_credits_each_player_its_own_value():
+    rule = ProgressiveHistory()
+    rule.reset(num_players=3, num_actions=4)
+    rule.observe(Tree(3), np.array([0]), np.array([0, 1, 2, 0]), np.array([1, 1, 2, 3]),
+                 np.array([1.0, 0.0, 0.5]))
+    assert rule.hist_sum.tolist() == [[0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0.5, 0]]
+    assert rule.hist_count.tolist() == [[0, 1, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0]]
+
+
+def test_ties_are_broken_at_random_but_reproducibly():
+    from blokuszero.search.mcts import seed_numba
+
+    tree = Tree(num_players=2)
+    tree.expand(0, np.arange(6), np.zeros(6), np.full(6, 1 / 6))
+    picks = set()
+    for seed in range(30):
+        seed_numba(seed)
+        picks.add(UCB1().select(tree, 0))
+    assert picks == set(range(1, 7))  # every unvisited child gets picked by some seed
+    seed_numba(3)
+    first = [UCB1().select(tree, 0) for _ in range(5)]
+    seed_numba(3)
+    assert [UCB1().select(tree, 0) for _ in range(5)] == first
