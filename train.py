@@ -1,11 +1,27 @@
-"""Entry point of BlokusZero training (Hydra app).
+"""BlokusZero training (Hydra app, conf/config.yaml).
 
-Training arrives with issue #4 (network, batched self-play on Ray, replay buffer, learner).
-Until then this says so and exits non-zero, so no script mistakes it for a finished run.
+    python train.py                                 # the small CPU default, a few minutes
+    python train.py hardware=gpu8 experiment=paper  # the paper's run on 8 GPUs
+    python train.py name=my-run train.total_steps=2000 search.simulations=64
+
+Rerunning the same command resumes the run in runs/<name> from its newest good checkpoint.
 """
 
-import sys
+from __future__ import annotations
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from blokuszero.rl.trainer import Trainer
+
+
+@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+def main(cfg: DictConfig) -> None:
+    config = OmegaConf.to_container(cfg, resolve=True)
+    config.pop("hydra", None)
+    summary = Trainer(config, cfg.run_dir, progress=cfg.progress).run()
+    print(f"done: step {summary['step']}, {summary['games']} self-play games; run directory {cfg.run_dir}")
+
 
 if __name__ == "__main__":
-    sys.exit("train.py: training is not built yet (issue #4: BlokusZero training system). "
-             "What works now: the Blokus engine, see README.md and scripts/bench_blokus.py.")
+    main()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from blokuszero.games.blokus import BlokusGame
+import pytest
+
+from blokuszero.games.blokus import BlokusGame, BlokusState
 from blokuszero.games.blokus.tables import COLOR_NAMES
 
 
@@ -36,3 +38,20 @@ def test_replay_pentobi_games(pentobi_games):
 
 def test_most_legal_moves_matches_pentobi(pentobi_games):
     assert max(max(r["n_legal"]) for r in pentobi_games) == 923
+
+
+def test_fast_replay_matches_move_by_move_play(pentobi_games):
+    for record in pentobi_games[:20]:
+        state = BlokusGame().new_initial_state()
+        for move in record["moves"]:
+            if move != "pass":
+                state.apply_action(state.string_to_action(move))
+        players, actions = map(np.array, zip(*state.history()))
+        again = BlokusState.replay(players, actions)
+        assert again.key() == state.key() and again.is_terminal()
+        half = len(actions) // 2
+        partial = BlokusState.replay(players[:half], actions[:half])
+        assert partial.history() == state.history()[:half]
+        assert partial.current_player() == players[half]
+    with pytest.raises(ValueError, match="recorded move 1 is by Red, but Yellow is to move"):
+        BlokusState.replay(np.array([0, 2]), np.array([actions[0], actions[2]]))

@@ -1,15 +1,18 @@
-"""The policy-value network: the paper's parameter counts, shapes, initialisation, a training step."""
+"""The policy-value network: the paper's parameter counts, shapes, initialisation, a training step,
+the convolutional policy head's placement map, named sizes."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
 
-from blokuszero.nn import MODEL_SIZES, ModelConfig, PolicyValueNet, policy_value_loss
+from blokuszero.games.blokus import tables as T
+from blokuszero.nn import MODEL_SIZES, ConvPolicyHead, ModelConfig, PolicyValueNet, build_model, policy_value_loss
 
 
 def count(*modules: nn.Module) -> int:
@@ -23,10 +26,10 @@ def paper_net() -> PolicyValueNet:
         return PolicyValueNet(MODEL_SIZES["b10c128"])
 
 
-@pytest.fixture(scope="module")
-def small_net() -> PolicyValueNet:
+@pytest.fixture(scope="module", params=["b2c32", "b2c32conv"])
+def small_net(request) -> PolicyValueNet:
     torch.manual_seed(0)
-    return PolicyValueNet(MODEL_SIZES["b2c32"])
+    return build_model(request.param)
 
 
 def test_paper_parameter_counts(paper_net):
@@ -44,10 +47,24 @@ def test_paper_parameter_counts(paper_net):
 
 def test_named_sizes_match_their_names():
     for name, config in MODEL_SIZES.items():
-        assert name == f"b{config.blocks}c{config.filters}"
+        suffix = "conv" if config.policy_head == "conv" else ""
+        assert name == f"b{config.blocks}c{config.filters}{suffix}"
+    assert MODEL_SIZES["b10c128"].policy_head == "fc"  # the paper's
     with pytest.raises(dataclasses.FrozenInstanceError):
         MODEL_SIZES["b2c32"].blocks = 3  # type: ignore[misc]
     assert len(PolicyValueNet(ModelConfig(blocks=3, filters=8)).blocks) == 3
+
+
+def test_build_model():
+    net = build_model("b2c32conv", blocks=1)
+    assert isinstance(net, PolicyValueNet)
+    assert net.config == dataclasses.replace(MODEL_SIZES["b2c32conv"], blocks=1) and len(net.blocks) == 1
+    with pytest.raises(ValueError, match="b2c32, b4c64, b10c128, b2c32conv, b4c64conv"):
+        build_model("b20c256")
+    with pytest.raises(ValueError, match="policy_head 'attention'"):
+        build_model("b2c32", policy_head="attention")
+    with pytest.raises(ValueError, match="Blokus placement table"):
+        PolicyValueNet(ModelConfig(blocks=1, filters=8, board_size=14, policy_head="conv"))
 
 
 def test_forward_shapes_and_value_range(small_net):
@@ -58,14 +75,15 @@ def test_forward_shapes_and_value_range(small_net):
 
 
 def test_initialisation_xavier_for_last_layers_msra_for_the_rest(small_net):
-    xavier = {small_net.policy_fc, small_net.value_fc2}
+    xavier = {small_net.policy_out, small_net.value_fc2}
     layers = [m for m in small_net.modules() if isinstance(m, (nn.Conv2d, nn.Linear))]
-    assert len(layers) == 1 + 2 * 2 + 2 + 3
+    policy_layers = 2 if small_net.config.policy_head == "fc" else 1
+    assert len(layers) == 1 + 2 * 2 + policy_layers + 3
     for m in layers:
         w = m.weight.detach()
         fan_out, fan_in = w.shape[0], w[0].numel()
         if m in xavier:
-            bound = math.sqrt(6 / (fan_in + fan_out))  # both are Linear
+            bound = math.sqrt(6 / (fan_in + fan_out))  # Linear, or a 1x1 convolution
             assert w.abs().max() <= bound
             expected = bound / math.sqrt(3)
         else:
@@ -75,9 +93,10 @@ def test_initialisation_xavier_for_last_layers_msra_for_the_rest(small_net):
         assert not m.bias.detach().any()
 
 
-def test_sgd_steps_with_weight_decay_lower_the_loss():
+@pytest.mark.parametrize("name", ["b2c32", "b2c32conv"])
+def test_sgd_steps_with_weight_decay_lower_the_loss(name):
     torch.manual_seed(1)
-    net = PolicyValueNet(MODEL_SIZES["b2c32"])
+    net = build_model(name)
     opt = torch.optim.SGD(net.parameters(), lr=1e-2, momentum=0.9, weight_decay=1e-4)
     planes = torch.rand(4, 33, 20, 20)
     pi = torch.softmax(torch.randn(4, 30433), dim=1)
@@ -90,3 +109,57 @@ def test_sgd_steps_with_weight_decay_lower_the_loss():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+def bounding_box_centre(m: int) -> tuple[int, int]:
+    """(x, y) of the centre of placement m's bounding box, rounded down."""
+    cells = [int(sq) for sq in T.PLACEMENTS[m] if sq >= 0]
+    xs, ys = [sq % 20 for sq in cells], [sq // 20 for sq in cells]
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
+
+
+def test_conv_head_reads_each_placement_from_its_orientation_plane_at_its_anchor():
+    head = ConvPolicyHead(filters=2, board_size=20, num_actions=T.NUM_PLACEMENTS)
+    with torch.no_grad():
+        # Plane k = 1000 k + (the square's index) + 0.5 (the bias): a logit names its plane and square.
+        head.planes.weight.zero_()
+        head.planes.weight[:, 0] = 1000 * torch.arange(T.NUM_ORIENTATIONS, dtype=torch.float32)[:, None, None]
+        head.planes.weight[:, 1] = 1
+        head.planes.bias.fill_(0.5)
+        x = torch.stack([torch.ones(20, 20), torch.arange(400, dtype=torch.float32).reshape(20, 20)])
+        logits = head(x[None])[0].double() - 0.5
+    assert logits.shape == (T.NUM_PLACEMENTS,)
+    plane, square = (logits // 1000).long().numpy(), (logits % 1000).long().numpy()
+    assert np.array_equal(plane, T.PLACEMENT_ORIENTATION)
+    for m in range(0, T.NUM_PLACEMENTS, 7):
+        x_c, y_c = bounding_box_centre(m)
+        assert square[m] == y_c * 20 + x_c
+    # Two translations of one orientation read different squares, so get different logits.
+    same = np.flatnonzero(T.PLACEMENT_ORIENTATION == T.PLACEMENT_ORIENTATION[12_345])
+    assert len(set(square[same])) == len(same) and len(set(logits[same].tolist())) == len(same)
+
+
+def test_conv_head_gather_index():
+    net = build_model("b2c32conv")
+    index = net.policy_map.index
+    assert index.dtype == torch.int64 and index.shape == (T.NUM_PLACEMENTS,)
+    assert 0 <= index.min() and index.max() < T.NUM_ORIENTATIONS * T.NUM_SQUARES
+    assert len(torch.unique(index)) == T.NUM_PLACEMENTS  # one (plane, square) per placement
+    # A buffer (moves with .to(device)), left out of checkpoints: it derives from the tables.
+    assert "policy_map.index" in dict(net.named_buffers())
+    assert "policy_map.index" not in net.state_dict()
+    assert net.to("meta").policy_map.index.device.type == "meta"
+
+
+def test_conv_head_logits_depend_on_the_position():
+    torch.manual_seed(2)
+    net = build_model("b2c32conv").eval()
+    planes = torch.zeros(2, 33, 20, 20)
+    planes[1, 0, 0, 0] = 1  # one square of the mover in the corner a1
+    with torch.no_grad():
+        logits, _ = net(planes)
+    changed = (logits[0] - logits[1]).abs() > 1e-6
+    # The 5 convolutions see 5 squares around a1: far placements cannot notice it, near ones do.
+    anchors = net.policy_map.index % 400
+    far = (anchors % 20 > 5) | (anchors // 20 > 5)
+    assert changed.any() and not changed[far].any()

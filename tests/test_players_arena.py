@@ -28,7 +28,7 @@ def test_mcts_maxn_preset_is_the_papers_baseline():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"preset": "alphazero"}, "unknown player preset 'alphazero'"),
+    ({"preset": "muzero"}, "unknown player preset 'muzero'"),
     ({"kind": "mcts", "simulation": 5}, r"unknown option\(s\) \['simulation'\]"),
     ({}, "needs a preset or a kind"),
     ({"preset": "uct", "selection": "ucb2"}, "unknown selection rule 'ucb2'"),

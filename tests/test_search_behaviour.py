@@ -197,3 +197,25 @@ def test_config_errors():
     with pytest.raises(ValueError, match="needs the game's own fast playout"):
         MCTS(game, MCTSConfig(simulations=5), UCB1(), RolloutEvaluator("largest_piece")).search(
             game.new_initial_state())
+
+
+def test_virtual_loss_spreads_pending_leaves_and_leaves_no_trace():
+    game = BlokusGame()
+    state = game.new_initial_state()
+    mcts = MCTS(game, MCTSConfig(simulations=0, time_limit=1, expand_threshold=0, virtual_loss=True),
+                PUCT(), UniformEvaluator(4), rng=0)
+    mcts.begin(state)
+    root_leaf = mcts.select_leaf(state)  # the root itself: its expansion needs priors
+    mcts.complete(root_leaf, mcts.evaluator.evaluate([root_leaf.state])[0])
+    leaves = [mcts.select_leaf(state) for _ in range(8)]
+    chosen = [int(leaf.path[1]) for leaf in leaves]
+    assert len(set(chosen)) == 8  # eight different root moves
+    # While pending, each counts as a visit that Blue (the mover) lost: -1 on [-1, 1].
+    assert mcts.tree.visits[chosen].tolist() == [1] * 8
+    assert mcts.tree.value_sum[chosen, 0].tolist() == [-1.0] * 8
+    for leaf in leaves:
+        mcts.complete(leaf, mcts.evaluator.evaluate([leaf.state])[0])
+    tree = mcts.tree
+    kids = tree.children(0)
+    assert tree.visits[0] == 9 and tree.visits[kids].sum() == 8
+    assert np.all(tree.value_sum[kids] == 0)  # the uniform evaluator's 0 values, no losses left

@@ -35,6 +35,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "maxn": {"kind": "depth_first", "algorithm": "maxn", "max_depth": 4, "node_limit": 20_000},
     "paranoid": {"kind": "depth_first", "algorithm": "paranoid", "max_depth": 4, "node_limit": 20_000},
     "brs": {"kind": "depth_first", "algorithm": "brs", "max_depth": 4, "node_limit": 20_000},
+    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move.
+    "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
+                  "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
@@ -45,6 +48,10 @@ _OPTIONS = {
     "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
                             "epsilon", "temperature_moves"},
     "depth_first": _DEPTH_FIRST_FIELDS,
+    # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
+    # from torch seed `init_seed`, as a run with that seed starts).
+    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "device",
+                                 "temperature_moves", "cache_size"},
 }
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init"))}
@@ -102,6 +109,27 @@ def depth_first_heuristics(game: Game):
     return (lambda state: np.asarray(state.returns(), dtype=np.float64)), keep_order, None
 
 
+def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -> Player:
+    import torch
+
+    from ..nn.checkpoint import load_network
+    from ..nn.evaluator import NetworkEvaluator
+    from ..nn.model import build_model
+
+    if game.name != "blokus":
+        raise ValueError(f"the alphazero player plays blokus, not {game.name}")
+    if s.get("checkpoint"):
+        model, _ = load_network(s["checkpoint"])
+    else:
+        torch.manual_seed(s.get("init_seed", 0))
+        model = build_model(s.get("model", "b2c32conv"))
+    evaluator = NetworkEvaluator(model, device=s.get("device", "cpu"), cache_size=s.get("cache_size", 0))
+    config = MCTSConfig(**{"expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
+    rule = PUCT(s.get("c_base", 19_625.0), s.get("c_init", 1.25))
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
+                      temperature_moves=s.get("temperature_moves", 0))
+
+
 def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
     """A player for ``game`` from a spec (see the module docstring)."""
     s = resolve_spec(spec)
@@ -112,6 +140,8 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
         config = DepthFirstConfig(**{k: v for k, v in s.items() if k in _DEPTH_FIRST_FIELDS})
         evaluate, order, max_sum = depth_first_heuristics(game)
         return DepthFirstPlayer(DepthFirstSearch(game, config, evaluate, order, max_sum))
+    if s["kind"] == "alphazero":
+        return _alphazero_player(game, s, rng)
     rule = make_rule(s.get("selection", "ucb1"), s)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])

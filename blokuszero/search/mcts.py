@@ -36,6 +36,26 @@ def seed_numba(seed: int) -> None:
     np.random.seed(seed)
 
 
+@nb.njit(cache=True)
+def virtual_loss(visits, value_sum, mover, path, sign, loss) -> None:
+    """Add (sign 1) or remove (sign -1) one pending visit that scores ``loss`` for each mover
+    on ``path`` below the root."""
+    for i in range(1, path.shape[0]):
+        n = path[i]
+        visits[n] += sign
+        value_sum[n, mover[n]] += sign * loss
+
+
+@dataclass
+class Leaf:
+    """A simulation waiting for its evaluation."""
+
+    path: np.ndarray  # [D] int64 nodes from the root
+    state: State | None  # the state to evaluate; None when ``value`` is known (terminal)
+    value: np.ndarray | None  # the terminal value on the evaluator's scale
+    expand: bool  # expand the leaf with the evaluation's priors
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """Root statistics after a search; arrays are aligned with ``actions``."""
@@ -61,6 +81,7 @@ class MCTSConfig:
     dirichlet_epsilon: float = 0.0  # root noise weight (SPEC §3: 0.25 in self-play; 0 = off)
     dirichlet_alpha: float = 0.02  # root noise concentration (SPEC §3: 0.02)
     reuse_tree: bool = True  # keep the subtree of the move played for the next search
+    virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
 
     def __post_init__(self) -> None:
         if self.tree not in TREE_SHAPES:
@@ -94,27 +115,90 @@ class MCTS:
     # ----------------------------------------------------------------- public
     def search(self, state: State) -> SearchResult:
         """Run the configured number of simulations (or time) from ``state``."""
+        self.begin(state)
+        cfg = self.config
+        deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
+        done = 0
+        while (cfg.simulations < 1 or done < cfg.simulations) and (
+                deadline is None or time.perf_counter() < deadline):
+            leaf = self.select_leaf(state)
+            self.complete(leaf, None if leaf.state is None else self._evaluate(leaf.state))
+            done += 1
+        return self.result(done)
+
+    def begin(self, state: State) -> None:
+        """Start a search from ``state``: reuse the tree if it is rooted there, else a new one.
+
+        :meth:`search` is ``begin``, then ``select_leaf`` / ``complete`` per simulation;
+        callers that batch evaluations over many trees drive those steps themselves.
+        """
         if state.is_terminal():
             raise ValueError("cannot search a terminal state")
-        cfg = self.config
-        if self.tree is None or not cfg.reuse_tree or self.tree.key[ROOT] != state.key():
+        if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != state.key():
             self.tree = Tree(self.game.num_players)
             self._noised = False
         self.root_player = state.current_player()
         self.tree.reach(ROOT, self.root_player, state.key())
         seed_numba(int(self.rng.integers(2**31)))
         self.rule.reset(self.game.num_players, self.game.num_actions)
-        if not self.tree.is_expanded(ROOT):
-            self._expand_root(state)
-        if cfg.dirichlet_epsilon > 0 and not self._noised:
+        if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
+            self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
+
+    def select_leaf(self, root_state: State) -> Leaf:
+        """Descend from the root to a node to evaluate (expanding on the way as rollouts do).
+
+        With ``virtual_loss`` the path counts as visited and lost until :meth:`complete`, so
+        that further leaves selected before then go elsewhere.
+        """
+        tree, cfg = self.tree, self.config
+        if cfg.dirichlet_epsilon > 0 and not self._noised and tree.is_expanded(ROOT):
             self._add_root_noise()
-        deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
-        done = 0
-        while (cfg.simulations < 1 or done < cfg.simulations) and (
-                deadline is None or time.perf_counter() < deadline):
-            self._simulate(state)
-            done += 1
-        return self._result(done)
+        state = root_state.clone()
+        node = ROOT
+        path = [ROOT]
+        while True:
+            if tree.to_move[node] == TERMINAL:
+                to_evaluate, value, expand = None, self.evaluator.terminal_value(state.returns()), False
+                break
+            if not tree.is_expanded(node):
+                if self.evaluator.provides_priors:
+                    to_evaluate, value, expand = state, None, tree.visits[node] >= cfg.expand_threshold
+                    break
+                if tree.visits[node] < cfg.expand_threshold:
+                    to_evaluate, value, expand = state, None, False
+                    break
+                self._expand(node, state, None)
+            node = self.rule.select(tree, node)
+            self._play(state, node)
+            path.append(node)
+            if tree.to_move[node] == UNKNOWN_PLAYER:
+                tree.reach(node, state.current_player(), state.key())
+        leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand)
+        if cfg.virtual_loss:
+            virtual_loss(tree.visits, tree.value_sum, tree.mover, leaf.path, 1,
+                         self.evaluator.value_bounds[0])
+        return leaf
+
+    def complete(self, leaf: Leaf, evaluation: Evaluation | None) -> None:
+        """Finish a simulation: expand the leaf with the evaluation's priors, back up its value."""
+        tree = self.tree
+        path = leaf.path
+        if self.config.virtual_loss:
+            virtual_loss(tree.visits, tree.value_sum, tree.mover, path, -1,
+                         self.evaluator.value_bounds[0])
+        if leaf.value is not None:
+            evaluation = Evaluation(leaf.value)
+        elif leaf.expand and not tree.is_expanded(int(path[-1])):  # another leaf may have expanded it
+            self._expand(int(path[-1]), leaf.state, evaluation)
+        value = self._shape_value(evaluation.value)
+        backup(tree.visits, tree.value_sum, path, value)
+        tree_moves = path[1:]
+        players = tree.mover[tree_moves].astype(np.int64)
+        actions = tree.action[tree_moves].astype(np.int64)
+        if evaluation.players is not None:
+            players = np.concatenate([players, evaluation.players.astype(np.int64)])
+            actions = np.concatenate([actions, evaluation.actions.astype(np.int64)])
+        self.rule.observe(tree, path, players, actions, value)
 
     def advance(self, action: int, player: int | None = None) -> None:
         """The game moved on by ``action``: keep the matching subtree (or forget the tree)."""
@@ -149,12 +233,6 @@ class MCTS:
             prior = np.full(len(actions), 1.0 / len(actions))
         self.tree.expand(node, actions, movers, prior)
 
-    def _expand_root(self, state: State) -> None:
-        evaluation = None
-        if self.evaluator.provides_priors:
-            evaluation = self.evaluator.evaluate([state.clone()])[0]
-        self._expand(ROOT, state, evaluation)
-
     def _add_root_noise(self) -> None:
         kids = self.tree.children(ROOT)
         noise = self.rng.dirichlet(np.full(len(kids), self.config.dirichlet_alpha))
@@ -177,48 +255,14 @@ class MCTS:
         shaped[self.root_player] = value[self.root_player]
         return shaped
 
-    def _simulate(self, root_state: State) -> None:
-        tree, cfg = self.tree, self.config
-        state = root_state.clone()
-        node = ROOT
-        path = [ROOT]
-        while True:
-            if tree.to_move[node] == TERMINAL:
-                evaluation = Evaluation(self.evaluator.terminal_value(state.returns()))
-                break
-            if not tree.is_expanded(node):
-                if self.evaluator.provides_priors:
-                    evaluation = self._evaluate(state)
-                    if tree.visits[node] >= cfg.expand_threshold:
-                        self._expand(node, state, evaluation)
-                    break
-                if tree.visits[node] < cfg.expand_threshold:
-                    evaluation = self._evaluate(state)
-                    break
-                self._expand(node, state, None)
-            node = self.rule.select(tree, node)
-            self._play(state, node)
-            path.append(node)
-            if tree.to_move[node] == UNKNOWN_PLAYER:
-                tree.reach(node, state.current_player(), state.key())
-        value = self._shape_value(evaluation.value)
-        path_arr = np.array(path, dtype=np.int64)
-        backup(tree.visits, tree.value_sum, path_arr, value)
-        tree_moves = path_arr[1:]
-        players = tree.mover[tree_moves].astype(np.int64)
-        actions = tree.action[tree_moves].astype(np.int64)
-        if evaluation.players is not None:
-            players = np.concatenate([players, evaluation.players.astype(np.int64)])
-            actions = np.concatenate([actions, evaluation.actions.astype(np.int64)])
-        self.rule.observe(tree, path_arr, players, actions, value)
-
     def _evaluate(self, state: State) -> Evaluation:
         start = time.perf_counter()
         evaluation = self.evaluator.evaluate([state])[0]
         self.eval_seconds += time.perf_counter() - start
         return evaluation
 
-    def _result(self, simulations: int) -> SearchResult:
+    def result(self, simulations: int) -> SearchResult:
+        """Root statistics now (``simulations``: how many this search ran)."""
         tree = self.tree
         kids = tree.children(ROOT)
         visits = tree.visits[kids].copy()

@@ -299,6 +299,21 @@ def apply_move(s, t, m) -> None:
 
 
 @nb.njit(cache=True)
+def replay(s, t, colours, placements) -> int:
+    """Reset ``s`` and play a recorded game's moves in turn order, trusting their legality.
+
+    Returns the number of moves played: fewer than given if a recorded colour is not the
+    one to move (the record is then not a game of turn-order play).
+    """
+    reset(s, t)
+    for i in range(placements.shape[0]):
+        if s.meta[TO_MOVE] != colours[i]:
+            return i
+        apply_move(s, t, placements[i])
+    return placements.shape[0]
+
+
+@nb.njit(cache=True)
 def set_to_move(s, t, c) -> None:
     """Give the turn to colour ``c``, or to the next one after it that can move."""
     _advance(s, t, (c + 3) % 4)

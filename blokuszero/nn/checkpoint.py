@@ -1,0 +1,89 @@
+"""Checkpoints: written atomically, verified by digest, rotated; the newest good one resumes.
+
+Each checkpoint is ``ckpt_STEP.pt`` (torch.save of a dict of tensors and plain values) and
+``ckpt_STEP.sha256`` (its digest), each written to a temp file and moved into place with
+``os.replace``; the digest goes last, so a checkpoint whose digest is missing or differs was
+torn or damaged and is reported and skipped, never loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+_NAME = re.compile(r"ckpt_(\d{9})\.pt")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def save_checkpoint(directory: str | Path, step: int, payload: dict, keep: int = 3) -> Path:
+    """Write ``payload`` as the checkpoint of ``step``; keep only the newest ``keep``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    data = buffer.getvalue()
+    path = directory / f"ckpt_{step:09d}.pt"
+    _write_atomic(path, data)
+    _write_atomic(path.with_suffix(".sha256"), hashlib.sha256(data).hexdigest().encode())
+    for old in checkpoint_paths(directory)[keep:]:
+        old.unlink(missing_ok=True)
+        old.with_suffix(".sha256").unlink(missing_ok=True)
+    return path
+
+
+def checkpoint_paths(directory: str | Path) -> list[Path]:
+    """Checkpoint files in ``directory``, newest first."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted((p for p in directory.iterdir() if _NAME.fullmatch(p.name)), reverse=True)
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """Read one checkpoint; ValueError saying why if it is torn, damaged or unreadable."""
+    path = Path(path)
+    digest_path = path.with_suffix(".sha256")
+    if not digest_path.exists():
+        raise ValueError(f"checkpoint {path} has no digest file (the write did not finish)")
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != digest_path.read_text().strip():
+        raise ValueError(f"checkpoint {path} does not match its digest (damaged)")
+    try:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise ValueError(f"checkpoint {path} cannot be read: {err}") from None
+
+
+def latest_checkpoint(directory: str | Path,
+                      report: Callable[[str], None] = print) -> tuple[Path, dict] | None:
+    """The newest checkpoint that loads, reporting (and skipping) every bad one before it."""
+    for path in checkpoint_paths(directory):
+        try:
+            return path, load_checkpoint(path)
+        except ValueError as err:
+            report(f"skipping {err}")
+    return None
+
+
+def load_network(path: str | Path):
+    """The trained network of a training checkpoint, in eval mode, and its step."""
+    from .model import build_model
+
+    state = load_checkpoint(path)
+    model = build_model(state["model_name"])
+    model.load_state_dict(state["learner"]["model"])
+    return model.eval(), int(state["learner"]["step"])

@@ -1,0 +1,117 @@
+"""The network as the search core's evaluator: values and priors at a leaf (SPEC §3).
+
+The search wants per-player values in absolute colour order and priors over the legal moves
+only, renormalised (SPEC §3: "Priors renormalised over legal moves"). The network gives
+values in the mover's frame and 30,433 logits; the conversion happens here, and only the
+legal moves' logits leave the device.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..games.blokus.game import BlokusState
+from ..search.evaluators import Evaluation, Evaluator
+from .encoder import encode_batch, from_mover_frame
+
+
+class NetworkEvaluator(Evaluator):
+    """Batched network evaluation of Blokus leaves, with an optional transposition cache.
+
+    ``model`` maps planes [B, 33, 20, 20] to (logits [B, 30433], mover's-frame values [B, 4]),
+    as :class:`.model.PolicyValueNet` does. The evaluator owns it: it moves it to ``device`` and keeps
+    it in eval mode, so train a separate copy and hand its weights over with :meth:`set_weights`.
+
+    ``cache_size > 0`` keeps the evaluations of the last ``cache_size`` distinct positions,
+    keyed by :meth:`BlokusState.key` (squares and colour to move). Blokus reaches one position
+    by several move orders; their inputs differ only in the history planes, and a cache hit
+    returns the evaluation of the move order seen first. Cached arrays are read-only because
+    they are shared between callers.
+
+    Counters: ``evaluations`` (positions sent to the network), ``batches`` (forward passes),
+    ``cache_hits`` and ``cache_misses``; ``version`` is the one given to :meth:`set_weights`
+    (0 before).
+    """
+
+    provides_priors = True
+    value_bounds = (-1.0, 1.0)
+
+    def __init__(self, model: nn.Module, device: str | torch.device = "cpu", half: bool = False,
+                 cache_size: int = 0) -> None:
+        self.device = torch.device(device)
+        self.model = model.to(self.device).eval()
+        # float16 autocast only on CUDA: CPU autocast runs bfloat16 only, and is no faster
+        # than float32 on most CPUs.
+        self.half = half and self.device.type == "cuda"
+        self.cache_size = cache_size
+        self.cache: OrderedDict[int, Evaluation] = OrderedDict()
+        self.version = 0
+        self.evaluations = self.batches = self.cache_hits = self.cache_misses = 0
+
+    def set_weights(self, state_dict: Mapping[str, torch.Tensor], version: int) -> None:
+        """Load new weights; the cached evaluations came from the old ones, so drop them."""
+        self.model.load_state_dict(state_dict)
+        self.model.eval()
+        self.cache.clear()
+        self.version = version
+
+    def evaluate(self, states: Sequence[BlokusState]) -> list[Evaluation]:
+        if self.cache_size <= 0:
+            return self._run(states)
+        out: list[Evaluation | None] = [None] * len(states)
+        todo: dict[int, list[int]] = {}  # key -> indices of the batch with that position
+        for i, state in enumerate(states):
+            key = state.key()
+            if key in self.cache:
+                self.cache.move_to_end(key)
+                out[i] = self.cache[key]
+                self.cache_hits += 1
+            elif key in todo:  # a transposition within the batch: evaluated once
+                todo[key].append(i)
+                self.cache_hits += 1
+            else:
+                todo[key] = [i]
+                self.cache_misses += 1
+        fresh = self._run([states[idx[0]] for idx in todo.values()])
+        for (key, idx), evaluation in zip(todo.items(), fresh):
+            evaluation.value.flags.writeable = False
+            evaluation.prior.flags.writeable = False
+            self.cache[key] = evaluation
+            for i in idx:
+                out[i] = evaluation
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+        return out  # type: ignore[return-value]
+
+    def _run(self, states: Sequence[BlokusState]) -> list[Evaluation]:
+        """One forward pass over ``states``, none of them terminal."""
+        if not states:
+            return []
+        legal = [s.legal_actions() for s in states]
+        counts = np.array([len(a) for a in legal])
+        index = np.zeros((len(states), counts.max()), np.int64)  # padding gathers logit 0, masked
+        for row, actions in zip(index, legal):
+            row[:len(actions)] = actions
+        planes = torch.from_numpy(encode_batch(states)).to(self.device)
+        index_t = torch.from_numpy(index).to(self.device)
+        pad = torch.from_numpy(np.arange(index.shape[1]) >= counts[:, None]).to(self.device)
+        autocast = torch.autocast("cuda", dtype=torch.float16) if self.half else nullcontext()
+        with torch.inference_mode():
+            with autocast:
+                logits, values = self.model(planes)
+            # float64 on the device: priors that sum to 1 to double precision.
+            picked = logits.gather(1, index_t).double().masked_fill(pad, float("-inf"))
+            priors = torch.softmax(picked, dim=1).cpu().numpy()
+            values = values.double().cpu().numpy()
+        self.evaluations += len(states)
+        self.batches += 1
+        movers = np.array([s.current_player() for s in states])
+        values = from_mover_frame(values, movers)
+        return [Evaluation(value=values[i].copy(), prior=priors[i, :n].copy())
+                for i, n in enumerate(counts)]

@@ -1,0 +1,78 @@
+"""Ray actors: self-play workers and the replay buffer.
+
+Self-play actors restart when they die (``max_restarts=-1``) and their unfinished task is run
+again (``max_task_retries=-1``); a restarted actor draws fresh seeds so that it does not play
+the games it already sent.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+
+import numpy as np
+import ray
+import torch
+
+from ..games.blokus import BlokusGame
+from ..nn.evaluator import NetworkEvaluator
+from ..nn.model import build_model
+from .replay import ReplayBuffer, TrainingBatch
+from .selfplay import LockstepSelfPlay, SelfPlaySettings
+
+
+class SelfPlayWorker:
+    """Plays games with the newest weights it was given and sends them to the buffer."""
+
+    def __init__(self, model_name: str, settings: SelfPlaySettings, buffer, seed: int,
+                 device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1) -> None:
+        torch.set_num_threads(threads)
+        context = ray.get_runtime_context()
+        if context.was_current_actor_reconstructed:
+            seed = int(np.random.SeedSequence([seed, time.time_ns()]).generate_state(1)[0])
+        self.evaluator = NetworkEvaluator(build_model(model_name), device=device, half=half,
+                                          cache_size=cache_size)
+        self.selfplay = LockstepSelfPlay(BlokusGame(), self.evaluator, settings, seed)
+        self.buffer = buffer
+        self.version = -1
+
+    def play(self, num_games: int, weights: dict, version: int) -> dict:
+        """Play ``num_games`` games with weights ``version``; return the statistics."""
+        if version != self.version:
+            self.evaluator.set_weights(weights, version)
+            self.selfplay.weights_version = version
+            self.version = version
+        pending = []
+        stats = self.selfplay.play(num_games, on_game=lambda g: pending.append(self.buffer.add.remote(g)))
+        ray.get(pending)  # the games are in the buffer before the task reports done
+        out = {k: v for k, v in asdict(stats).items() if k != "last_game"}
+        out["last_game"] = stats.last_game
+        out["version"] = version
+        return out
+
+
+class BufferActor(ReplayBuffer):
+    """The replay buffer as a Ray actor, with its own sampling generator."""
+
+    def __init__(self, capacity: int, directory: str, seed: int, augment: bool) -> None:
+        super().__init__(capacity, directory)
+        self.rng = np.random.default_rng(seed)
+        self.augment = augment
+
+    def sample_batch(self, batch_size: int) -> TrainingBatch:
+        return self.sample(batch_size, self.rng, self.augment)
+
+    def info(self) -> dict:
+        return {"games": self.num_games, "positions": self.num_positions,
+                "games_added": self.games_added, "positions_added": self.positions_added,
+                "bytes": self.nbytes}
+
+    def rng_state(self) -> dict:
+        return self.rng.bit_generator.state
+
+    def set_rng_state(self, state: dict) -> None:
+        self.rng.bit_generator.state = state
+
+
+RemoteSelfPlayWorker = ray.remote(max_restarts=-1, max_task_retries=-1)(SelfPlayWorker)
+RemoteBuffer = ray.remote(BufferActor)

@@ -1,0 +1,85 @@
+"""The learner: SGD on sampled positions, the paper's learning-rate schedule (SPEC §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..nn.loss import policy_value_loss
+from .replay import TrainingBatch
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    batch_size: int = 64  # minibatch (SPEC §3)
+    learning_rate: float = 1e-3
+    lr_drop_step: int = 40_001  # from this step on, lr_after (SPEC §3: 1e-4 from step 40,001)
+    lr_after: float = 1e-4
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+
+
+class Learner:
+    """Owns the model being trained and its optimiser; ``step`` counts updates done."""
+
+    def __init__(self, model: torch.nn.Module, settings: LearnerSettings, device: str = "cpu") -> None:
+        self.device = torch.device(device)
+        self.model = model.to(self.device)
+        self.settings = settings
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=settings.learning_rate,
+                                         momentum=settings.momentum, weight_decay=settings.weight_decay)
+        self.step = 0
+
+    def learning_rate(self, step: int) -> float:
+        """The rate used for update number ``step`` (1-based)."""
+        s = self.settings
+        return s.learning_rate if step < s.lr_drop_step else s.lr_after
+
+    def _dense(self, index, values, num_actions: int, dtype) -> torch.Tensor:
+        index = torch.tensor(index, device=self.device)
+        out = torch.zeros(index.shape[0], num_actions + 1, dtype=dtype, device=self.device)
+        # Padding (-1) lands in the extra last column, then dropped.
+        out.scatter_(1, torch.where(index < 0, num_actions, index),
+                     torch.tensor(values, device=self.device).to(dtype))
+        return out[:, :num_actions]
+
+    def train_step(self, batch: TrainingBatch) -> dict[str, float]:
+        """One SGD update; returns losses, policy entropy, mean value per seat and the rate."""
+        self.step += 1
+        lr = self.learning_rate(self.step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.model.train()
+        planes = torch.tensor(batch.planes, device=self.device)  # Ray hands over read-only arrays
+        logits, values = self.model(planes)
+        num_actions = logits.shape[1]
+        target_pi = self._dense(batch.policy_index, batch.policy_probs, num_actions, torch.float32)
+        legal = self._dense(batch.legal_index, (batch.legal_index >= 0), num_actions, torch.bool)
+        target_z = torch.tensor(batch.values, device=self.device)
+        losses = policy_value_loss(logits, values, target_pi, target_z, legal)
+        self.optimizer.zero_grad(set_to_none=True)
+        losses.total.backward()
+        self.optimizer.step()
+        with torch.no_grad():
+            log_p = torch.log_softmax(logits.masked_fill(~legal, float("-inf")), dim=1)
+            entropy = -(log_p.exp() * log_p.masked_fill(~legal, 0.0)).sum(dim=1).mean()
+            seat_values = values.mean(dim=0)
+        metrics = {"loss/total": losses.total.item(), "loss/value": losses.value.item(),
+                   "loss/policy": losses.policy.item(), "policy/entropy": entropy.item(),
+                   "train/learning_rate": lr}
+        metrics.update({f"value/seat_{j}": float(v) for j, v in enumerate(seat_values)})
+        return metrics
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """The model's weights on the CPU (what actors load)."""
+        return {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+
+    def state_dict(self) -> dict:
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "step": self.step}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])

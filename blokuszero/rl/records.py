@@ -1,0 +1,79 @@
+"""A finished self-play game: moves, search targets and outcome, as compact arrays.
+
+Games, not positions, are what actors send and the buffer keeps: a position is rebuilt by
+replaying the moves (one numba call), so each stores only its search statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class GameRecord:
+    """One self-play game. Position t is the state before move t."""
+
+    players: np.ndarray  # [T] int8: who made move t
+    actions: np.ndarray  # [T] int32: move t (placement id)
+    policy_start: np.ndarray  # [T + 1] int64: position t's targets are [policy_start[t], policy_start[t+1])
+    policy_actions: np.ndarray  # [K] int32: root moves the search visited
+    policy_probs: np.ndarray  # [K] float32: pi, the normalised visit counts
+    returns: np.ndarray  # [P] float32: outcome per player (+1 win, -1 loss)
+    weights_version: int  # network version that played the game
+    seed: int  # seed of the game's randomness
+
+    @property
+    def num_positions(self) -> int:
+        return len(self.actions)
+
+    def policy(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, pi) of position t."""
+        lo, hi = self.policy_start[t], self.policy_start[t + 1]
+        return self.policy_actions[lo:hi], self.policy_probs[lo:hi]
+
+    def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """Named arrays for an ``.npz`` file (several games per file, told apart by prefix)."""
+        return {f"{prefix}{k}": np.asarray(getattr(self, k)) for k in _FIELDS}
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix: str) -> GameRecord:
+        values = {k: arrays[f"{prefix}{k}"] for k in _FIELDS}
+        values["weights_version"] = int(values["weights_version"])
+        values["seed"] = int(values["seed"])
+        return cls(**values)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(np.asarray(getattr(self, k)).nbytes for k in _FIELDS)
+
+
+_FIELDS = ("players", "actions", "policy_start", "policy_actions", "policy_probs", "returns",
+           "weights_version", "seed")
+
+
+class RecordBuilder:
+    """Collects a game's moves and search targets while it is played."""
+
+    def __init__(self, seed: int, weights_version: int) -> None:
+        self.seed = seed
+        self.weights_version = weights_version
+        self.players: list[int] = []
+        self.actions: list[int] = []
+        self.targets: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, player: int, action: int, root_actions: np.ndarray, visits: np.ndarray) -> None:
+        visited = visits > 0
+        self.players.append(player)
+        self.actions.append(action)
+        self.targets.append((root_actions[visited], visits[visited] / visits[visited].sum()))
+
+    def finish(self, returns: np.ndarray) -> GameRecord:
+        sizes = [len(a) for a, _ in self.targets]
+        return GameRecord(
+            players=np.array(self.players, np.int8), actions=np.array(self.actions, np.int32),
+            policy_start=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            policy_actions=np.concatenate([a for a, _ in self.targets]).astype(np.int32),
+            policy_probs=np.concatenate([p for _, p in self.targets]).astype(np.float32),
+            returns=np.asarray(returns, np.float32), weights_version=self.weights_version, seed=self.seed)

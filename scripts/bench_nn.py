@@ -1,0 +1,114 @@
+"""Benchmark the network: evaluations per second by model size and batch size (SPEC §3).
+
+Two figures per (model, batch): ``forward``, the model alone on input planes encoded
+beforehand, and ``evaluate``, :meth:`NetworkEvaluator.evaluate` on real positions (replayed
+from the Pentobi reference games), which adds encoding, legal-move generation, the gather of
+the legal logits and the copy back. Usage::
+
+    python scripts/bench_nn.py [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
+        [--seconds 3] [--device cpu|cuda] [--half] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from blokuszero.games.blokus import BlokusGame, BlokusState
+from blokuszero.nn import NetworkEvaluator, build_model, encode_batch
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
+
+
+def positions(count: int, seed: int = 0) -> list[BlokusState]:
+    """``count`` positions drawn at random from every non-terminal position of the reference games."""
+    out = []
+    for line in DATA.read_text().splitlines():
+        state = BlokusGame().new_initial_state()
+        for move in [m for m in json.loads(line)["moves"] if m != "pass"]:
+            out.append(state.clone())
+            state.apply_action(state.string_to_action(move))
+    rng = np.random.default_rng(seed)
+    return [out[i] for i in rng.choice(len(out), size=min(count, len(out)), replace=False)]
+
+
+def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.device) -> float:
+    """Positions per second of ``step(i)`` (one batch, i counts calls) run for ``seconds``
+    after one warm-up call."""
+    step(0)
+    calls, start = 0, time.perf_counter()
+    while calls == 0 or time.perf_counter() - start < seconds:
+        step(calls + 1)
+        calls += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize()  # time the work, not the launches
+    return calls * batch / (time.perf_counter() - start)
+
+
+def measure(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
+            half: bool) -> dict:
+    torch.manual_seed(0)
+    model = build_model(name).to(device).eval()
+    planes = torch.from_numpy(encode_batch(states[:batch])).to(device)
+    autocast = torch.autocast("cuda", dtype=torch.float16, enabled=half and device.type == "cuda")
+
+    def forward(_: int) -> None:
+        with torch.inference_mode(), autocast:
+            model(planes)
+
+    evaluator = NetworkEvaluator(model, device, half=half)
+    batches = [states[i:i + batch] for i in range(0, len(states) - batch + 1, batch)]
+
+    def evaluate(i: int) -> None:
+        evaluator.evaluate(batches[i % len(batches)])
+
+    return {"model": name, "policy_head": model.config.policy_head,
+            "parameters": sum(p.numel() for p in model.parameters()), "batch": batch,
+            "forward_per_s": rate(forward, batch, seconds, device),
+            "evaluate_per_s": rate(evaluate, batch, seconds, device)}
+
+
+def machine(device: torch.device, half: bool) -> dict:
+    info = {"platform": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
+            "torch": torch.__version__, "threads": torch.get_num_threads(), "device": str(device),
+            "half": half and device.type == "cuda"}
+    if device.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(device)
+    return info
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="b10c128,b2c32,b2c32conv", help="comma-separated MODEL_SIZES names")
+    parser.add_argument("--batches", default="1,64,256", help="comma-separated batch sizes")
+    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    parser.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    batches = [int(b) for b in args.batches.split(",")]
+    # Enough positions that the evaluator does not see one batch twice in a row.
+    states = positions(2 * max(batches))
+    info = machine(device, args.half)
+    info["mean_legal_moves"] = float(np.mean([len(s.legal_actions()) for s in states]))
+    results = [measure(name, batch, states, args.seconds, device, args.half)
+               for name in args.models.split(",") for batch in batches]
+    print(", ".join(f"{k}: {v}" for k, v in info.items()))
+    print(f"{'model':12s} {'head':4s} {'params':>10s} {'batch':>5s} {'forward/s':>10s} {'evaluate/s':>10s}")
+    for r in results:
+        print(f"{r['model']:12s} {r['policy_head']:4s} {r['parameters']:10,d} {r['batch']:5d} "
+              f"{r['forward_per_s']:10,.0f} {r['evaluate_per_s']:10,.0f}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Benchmark self-play and learning against the network's own speed.
+
+For each model and batch size: the network alone (forward passes on ready inputs), then
+lockstep self-play with as many games in parallel as the batch size (so each simulation
+round is one batch), reporting simulations and positions per second, batch fill and the
+ratio of self-play simulations to the network's standalone rate (target >= 70%: search and
+batching must not be the bottleneck). Then learner steps per second. Usage::
+
+    python scripts/bench_selfplay.py --models b2c32conv,b2c32 --batches 64 --seconds 20
+    python scripts/bench_selfplay.py --device cuda --batches 1024 --half
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from blokuszero.games.blokus import BlokusGame
+from blokuszero.nn.evaluator import NetworkEvaluator
+from blokuszero.nn.model import build_model
+from blokuszero.rl.learner import Learner, LearnerSettings
+from blokuszero.rl.replay import ReplayBuffer
+from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
+
+
+def standalone_rate(model, batch: int, device: str, half: bool, seconds: float) -> float:
+    """Positions per second of the model alone on random 0/1 planes."""
+    x = (torch.rand(batch, 33, 20, 20, device=device) < 0.1).float()
+    autocast = torch.autocast("cuda", dtype=torch.float16) if half and device == "cuda" else None
+    model = model.to(device).eval()
+    done, start = 0, None
+    with torch.inference_mode():
+        while start is None or time.perf_counter() - start < seconds:
+            if done == batch * 2 and start is None:  # two warm-up batches
+                start, done = time.perf_counter(), 0
+            if autocast:
+                with autocast:
+                    model(x)
+            else:
+                model(x)
+            if device == "cuda":
+                torch.cuda.synchronize()
+            done += batch
+    return done / (time.perf_counter() - start)
+
+
+def selfplay_rate(model, batch: int, device: str, half: bool, seconds: float, simulations: int) -> dict:
+    evaluator = NetworkEvaluator(model, device=device, half=half, cache_size=100_000)
+    settings = SelfPlaySettings(simulations=simulations, games_in_parallel=batch)
+    selfplay = LockstepSelfPlay(BlokusGame(), evaluator, settings, seed=0)
+    selfplay.play(min(batch, 2))  # warm-up: compile, allocate
+    total = {"simulations": 0, "positions": 0, "evaluations": 0, "capacity": 0, "seconds": 0.0, "games": 0}
+    games = []
+    while total["seconds"] < seconds:
+        stats = selfplay.play(batch, games.append)
+        for key, attr in (("simulations", "simulations"), ("positions", "positions"),
+                          ("evaluations", "evaluations"), ("capacity", "batch_capacity"),
+                          ("seconds", "seconds"), ("games", "games")):
+            total[key] += getattr(stats, attr)
+    return {"simulations_per_s": total["simulations"] / total["seconds"],
+            "positions_per_s": total["positions"] / total["seconds"],
+            "games_per_hour": total["games"] * 3600 / total["seconds"],
+            "batch_fill": total["evaluations"] / max(total["capacity"], 1),
+            "cache_hit_rate": evaluator.cache_hits / max(evaluator.cache_hits + evaluator.cache_misses, 1),
+            "replay_mb_per_10k_games": np.mean([g.nbytes for g in games]) * 10_000 / 2**20,
+            "games": games}
+
+
+def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
+    buffer = ReplayBuffer(capacity=len(games))
+    for g in games:
+        buffer.add(g)
+    rng = np.random.default_rng(0)
+    learner = Learner(build_model(model_name), LearnerSettings(), device)
+    batches = [buffer.sample(64, rng, augment=True) for _ in range(8)]
+    learner.train_step(batches[0])
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        learner.train_step(batches[steps % len(batches)])
+        steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="b2c32conv,b2c32", help="comma-separated model sizes")
+    parser.add_argument("--batches", default="64", help="comma-separated batch sizes")
+    parser.add_argument("--simulations", type=int, default=32, help="simulations per move in self-play")
+    parser.add_argument("--seconds", type=float, default=20.0, help="time per measurement")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--half", action="store_true", help="float16 inference (CUDA)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(f"machine: {platform.machine()}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"device {args.device}{' fp16' if args.half else ''}, {args.simulations} simulations per move")
+    print(f"{'model':12s} {'batch':>6s} {'net alone/s':>12s} {'self-play sims/s':>17s} {'ratio':>6s} "
+          f"{'positions/s':>12s} {'games/h':>8s} {'fill':>5s} {'cache':>6s} {'learner steps/s':>16s} "
+          f"{'buffer MB/10k games':>20s}")
+    results = []
+    for name in args.models.split(","):
+        for batch in map(int, args.batches.split(",")):
+            torch.manual_seed(0)
+            model = build_model(name)
+            alone = standalone_rate(model, batch, args.device, args.half, args.seconds / 4)
+            sp = selfplay_rate(model, batch, args.device, args.half, args.seconds, args.simulations)
+            steps = learner_rate(name, sp.pop("games"), args.device, args.seconds / 4)
+            row = {"model": name, "batch": batch, "network_alone_per_s": alone, **sp,
+                   "ratio": sp["simulations_per_s"] / alone, "learner_steps_per_s": steps}
+            results.append(row)
+            print(f"{name:12s} {batch:6d} {alone:12,.0f} {sp['simulations_per_s']:17,.0f} {row['ratio']:6.0%} "
+                  f"{sp['positions_per_s']:12.1f} {sp['games_per_hour']:8,.0f} {sp['batch_fill']:5.0%} "
+                  f"{sp['cache_hit_rate']:6.1%} {steps:16.1f} {sp['replay_mb_per_10k_games']:20,.0f}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

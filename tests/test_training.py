@@ -1,0 +1,185 @@
+"""The training system: learner, buffer, checkpoints, a tiny run, kill and resume, actor restarts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from blokuszero.games.blokus import BlokusGame
+from blokuszero.nn.checkpoint import checkpoint_paths, latest_checkpoint, load_checkpoint, save_checkpoint
+from blokuszero.nn.evaluator import NetworkEvaluator
+from blokuszero.nn.model import build_model
+from blokuszero.rl.learner import Learner, LearnerSettings
+from blokuszero.rl.replay import ReplayBuffer
+from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
+from blokuszero.rl.trainer import Trainer
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["train.schedule=paper", "train.total_steps=40", "train.initial_games=6", "train.buffer_games=40",
+        "train.steps_per_iteration=10", "train.games_per_iteration=3", "train.checkpoint_every=10",
+        "train.log_every=5", "train.games_per_task=3", "search.simulations=4",
+        "selfplay.games_in_parallel=3", "optimizer.batch_size=8", "progress=false"]
+
+
+def tiny_config(run_dir: Path, *overrides: str) -> dict:
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose("config", overrides=[*TINY, f"run_dir={run_dir}", *overrides])
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+@pytest.fixture(scope="module")
+def ray_session():
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def self_play_games(n: int, seed: int = 0):
+    evaluator = NetworkEvaluator(build_model("b2c32conv"))
+    games = []
+    LockstepSelfPlay(BlokusGame(), evaluator, SelfPlaySettings(simulations=4, games_in_parallel=n),
+                     seed).play(n, games.append)
+    return games
+
+
+def test_self_play_records_are_complete_games():
+    games = self_play_games(2)
+    for g in games:
+        state = BlokusGame().new_initial_state()
+        for t, (p, a) in enumerate(zip(g.players, g.actions)):
+            assert state.current_player() == p
+            actions, probs = g.policy(t)
+            assert a in actions and probs.sum() == pytest.approx(1.0)
+            assert set(actions) <= set(state.legal_actions())
+            state.apply_action(int(a))
+        assert state.is_terminal() and np.array_equal(state.returns(), g.returns)
+
+
+def test_buffer_persists_samples_and_drops(tmp_path):
+    games = self_play_games(4)
+    buffer = ReplayBuffer(capacity=3, directory=tmp_path, shard_games=2)
+    for g in games:
+        buffer.add(g)
+    assert buffer.num_games == 3  # capacity
+    batch = buffer.sample(5, np.random.default_rng(0), augment=True)
+    assert batch.planes.shape == (5, 33, 20, 20) and batch.values.shape == (5, 4)
+    assert ((batch.policy_index >= 0).sum(1) > 0).all()
+    for i in range(5):  # targets lie on legal moves (after the same rotation)
+        assert set(batch.policy_index[i][batch.policy_index[i] >= 0]) <= set(batch.legal_index[i])
+    buffer.flush()
+    again = ReplayBuffer(capacity=3, directory=tmp_path)  # what a restarted run sees
+    assert again.num_games == 3
+    assert [g.seed for _, g in again.games] == [g.seed for _, g in buffer.games]
+    again.drop_oldest(2)
+    assert again.num_games == 1
+    assert ReplayBuffer(capacity=3, directory=tmp_path).num_games == 1  # shards of dropped games gone
+
+
+def test_network_overfits_a_fixed_batch():
+    torch.manual_seed(0)
+    buffer = ReplayBuffer(capacity=10)
+    for g in self_play_games(2):
+        buffer.add(g)
+    batch = buffer.sample(16, np.random.default_rng(1))
+    learner = Learner(build_model("b2c32conv"), LearnerSettings(learning_rate=0.005))
+    first = learner.train_step(batch)
+    for _ in range(150):
+        last = learner.train_step(batch)
+    assert last["loss/value"] < 0.1 * first["loss/value"]
+    assert last["loss/policy"] < 0.5 * first["loss/policy"]
+
+
+def test_learning_rate_schedule():
+    learner = Learner(build_model("b2c32conv"), LearnerSettings())
+    assert learner.learning_rate(40_000) == 1e-3 and learner.learning_rate(40_001) == 1e-4
+
+
+def test_corrupt_checkpoint_is_reported_and_skipped(tmp_path):
+    save_checkpoint(tmp_path, 10, {"learner": {"step": 10}})
+    newest = save_checkpoint(tmp_path, 20, {"learner": {"step": 20}})
+    data = bytearray(newest.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte
+    newest.write_bytes(bytes(data))
+    messages = []
+    path, state = latest_checkpoint(tmp_path, report=messages.append)
+    assert state["learner"]["step"] == 10
+    assert messages == [f"skipping checkpoint {newest} does not match its digest (damaged)"]
+    newest.with_suffix(".sha256").unlink()  # as if the write had stopped before the digest
+    with pytest.raises(ValueError, match="has no digest file"):
+        load_checkpoint(newest)
+
+
+def test_checkpoints_rotate(tmp_path):
+    for step in range(1, 6):
+        save_checkpoint(tmp_path, step, {"step": step}, keep=2)
+    assert [p.name for p in checkpoint_paths(tmp_path)] == ["ckpt_000000005.pt", "ckpt_000000004.pt"]
+
+
+def test_bad_config_names_the_key(tmp_path):
+    config = tiny_config(tmp_path)
+    config["train"]["steps"] = 5
+    with pytest.raises(ValueError, match=r"config group 'train': unknown key\(s\) \['steps'\]"):
+        Trainer(config, tmp_path)
+
+
+def test_tiny_run_killed_and_resumed(tmp_path, request):
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1"]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not any(
+                int(p.stem[5:]) >= 20 for p in checkpoint_paths(run_dir / "checkpoints")):
+            time.sleep(0.5)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole run, Ray included, as a crash would
+        proc.wait()
+    saved_path, saved = latest_checkpoint(run_dir / "checkpoints")
+    step = saved["learner"]["step"]
+    assert 20 <= step < 40
+    assert (run_dir / "tensorboard").is_dir() and any((run_dir / "tensorboard").iterdir())
+    games_on_disk = ReplayBuffer(capacity=40, directory=run_dir / "buffer").num_games
+
+    request.getfixturevalue("ray_session")  # Ray for the resumed run, in this process
+    trainer = Trainer(tiny_config(run_dir), run_dir)
+    trainer._start()
+    try:
+        assert trainer.learner.step == step
+        resumed = trainer.learner.optimizer.state_dict()["state"]
+        for key, value in saved["learner"]["optimizer"]["state"].items():
+            assert torch.equal(resumed[key]["momentum_buffer"], value["momentum_buffer"])
+        assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
+    finally:
+        trainer.writer.close()
+    summary = Trainer(tiny_config(run_dir), run_dir).run()
+    assert summary["step"] == 40
+    assert summary["games"] > saved["counters"]["games"]
+
+
+def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):
+    trainer = Trainer(tiny_config(tmp_path, "train.schedule=async", "train.total_steps=30",
+                                  "train.samples_per_position=0.5"), tmp_path)
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.update(trainer.run()))
+    thread.start()
+    deadline = time.time() + 120
+    while time.time() < deadline and not (getattr(trainer, "learner", None) and trainer.learner.step > 2):
+        time.sleep(0.2)
+    ray.kill(trainer.workers[0], no_restart=False)  # the actor dies; Ray starts it again
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    assert outcome["step"] == 30 and outcome["games"] > 0
