@@ -1,8 +1,9 @@
-# CPU image of BlokusZero (docker build -t blokuszero . && docker run blokuszero).
-# GPU users: start FROM a CUDA PyTorch image and skip the CPU torch line.
-FROM python:3.11-slim
+# BlokusZero on a CUDA machine: the paper's run by default.
+#   docker build -t blokuszero .
+#   docker run --gpus all --shm-size=16g -v $PWD/runs:/app/runs blokuszero
+# The base image's CUDA build of torch satisfies the package's torch range, so pip keeps it.
+FROM pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime
 WORKDIR /app
-RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
 COPY . .
 RUN pip install --no-cache-dir -e ".[test]"
-CMD ["python", "train.py"]
+CMD ["python", "train.py", "hardware=gpu8", "experiment=paper"]

@@ -65,6 +65,20 @@ def test_self_play_records_are_complete_games():
             assert set(actions) <= set(state.legal_actions())
             state.apply_action(int(a))
         assert state.is_terminal() and np.array_equal(state.returns(), g.returns)
+        assert np.array_equal(state.scores(), g.scores)
+
+
+def test_value_targets():
+    game = self_play_games(1)[0]
+    assert np.array_equal(game.value_target("outcome"), game.returns)
+    margin = game.value_target("margin")
+    assert np.all(np.abs(margin) < 1)
+    assert np.all(margin[game.returns < 0] < 0) and np.all(margin[game.returns > 0] >= 0)  # signs agree
+    best = int(np.argmax(game.scores))
+    others = np.delete(game.scores, best)
+    assert margin[best] == pytest.approx(np.tanh((game.scores[best] - others.max()) / 10), abs=1e-6)
+    with pytest.raises(ValueError, match="value target 'score'"):
+        game.value_target("score")
 
 
 def test_buffer_persists_samples_and_drops(tmp_path):

@@ -54,8 +54,9 @@ class SelfPlayWorker:
 class BufferActor(ReplayBuffer):
     """The replay buffer as a Ray actor, with its own sampling generator."""
 
-    def __init__(self, capacity: int, directory: str, seed: int, augment: bool) -> None:
-        super().__init__(capacity, directory)
+    def __init__(self, capacity: int, directory: str, seed: int, augment: bool,
+                 value_target: str) -> None:
+        super().__init__(capacity, directory, value_target=value_target)
         self.rng = np.random.default_rng(seed)
         self.augment = augment
 

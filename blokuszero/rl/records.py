@@ -21,6 +21,7 @@ class GameRecord:
     policy_actions: np.ndarray  # [K] int32: root moves the search visited
     policy_probs: np.ndarray  # [K] float32: pi, the normalised visit counts
     returns: np.ndarray  # [P] float32: outcome per player (+1 win, -1 loss)
+    scores: np.ndarray  # [P] float32: final score per player (Blokus: the advanced score)
     weights_version: int  # network version that played the game
     seed: int  # seed of the game's randomness
 
@@ -44,13 +45,29 @@ class GameRecord:
         values["seed"] = int(values["seed"])
         return cls(**values)
 
+    def value_target(self, kind: str, margin_scale: float = 10.0) -> np.ndarray:
+        """The value target z per player (absolute order).
+
+        ``outcome``: the game's returns, +1 win and -1 loss (SPEC §3, the paper's target).
+        ``margin``: ``tanh((score_p - best other score) / margin_scale)``: the same sign as the
+        outcome, graded by how far ahead or behind the player finished. Not in the paper; it
+        carries more signal per game, which short runs need (the CPU default uses it).
+        """
+        if kind == "outcome":
+            return self.returns
+        if kind == "margin":
+            s = self.scores.astype(np.float64)
+            best_other = np.array([np.delete(s, p).max() for p in range(len(s))])
+            return np.tanh((s - best_other) / margin_scale).astype(np.float32)
+        raise ValueError(f"value target {kind!r} is not one of ('outcome', 'margin')")
+
     @property
     def nbytes(self) -> int:
         return sum(np.asarray(getattr(self, k)).nbytes for k in _FIELDS)
 
 
 _FIELDS = ("players", "actions", "policy_start", "policy_actions", "policy_probs", "returns",
-           "weights_version", "seed")
+           "scores", "weights_version", "seed")
 
 
 class RecordBuilder:
@@ -69,11 +86,12 @@ class RecordBuilder:
         self.actions.append(action)
         self.targets.append((root_actions[visited], visits[visited] / visits[visited].sum()))
 
-    def finish(self, returns: np.ndarray) -> GameRecord:
+    def finish(self, returns: np.ndarray, scores: np.ndarray) -> GameRecord:
         sizes = [len(a) for a, _ in self.targets]
         return GameRecord(
             players=np.array(self.players, np.int8), actions=np.array(self.actions, np.int32),
             policy_start=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             policy_actions=np.concatenate([a for a, _ in self.targets]).astype(np.int32),
             policy_probs=np.concatenate([p for _, p in self.targets]).astype(np.float32),
-            returns=np.asarray(returns, np.float32), weights_version=self.weights_version, seed=self.seed)
+            returns=np.asarray(returns, np.float32), scores=np.asarray(scores, np.float32),
+            weights_version=self.weights_version, seed=self.seed)

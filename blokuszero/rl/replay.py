@@ -53,8 +53,9 @@ class ReplayBuffer:
     """The newest ``capacity`` games; persisted to ``directory`` when one is given."""
 
     def __init__(self, capacity: int, directory: str | Path | None = None, shard_games: int = 64,
-                 flush_seconds: float = 5.0) -> None:
+                 flush_seconds: float = 5.0, value_target: str = "outcome") -> None:
         self.capacity = capacity
+        self.value_target = value_target  # "outcome" (the paper's) or "margin", see GameRecord
         self.directory = Path(directory) if directory is not None else None
         self.shard_games = shard_games
         self.flush_seconds = flush_seconds
@@ -183,7 +184,7 @@ class ReplayBuffer:
             pol_idx.append(actions)
             pol_p.append(probs)
             legal.append(state.legal_actions())
-            values.append(to_mover_frame(game.returns, int(game.players[t])))
+            values.append(to_mover_frame(game.value_target(self.value_target), int(game.players[t])))
         planes = encode_batch(states)
         values = np.asarray(values, np.float32)
         if augment:

@@ -114,7 +114,8 @@ class LockstepSelfPlay:
                 if not slot.state.is_terminal():
                     still_playing.append(slot)
                     continue
-                record = slot.record.finish(slot.state.returns())
+                scores = slot.state.scores() if hasattr(slot.state, "scores") else slot.state.returns()
+                record = slot.record.finish(slot.state.returns(), scores)
                 stats.games += 1
                 stats.last_game = record
                 if on_game is not None:

@@ -35,6 +35,7 @@ from .learner import Learner, LearnerSettings
 from .selfplay import SelfPlaySettings
 
 SCHEDULES = ("paper", "async")
+VALUE_TARGETS = ("outcome", "margin")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class ScheduleSettings:
     publish_every: int = 100  # async: steps between weight versions
     games_per_task: int = 16  # games an actor plays before it can take new weights
     augment: bool = False  # random board rotations of training positions (not in the paper)
+    value_target: str = "outcome"  # outcome (+1 / -1, the paper's) or margin (score margin; see records.py)
     checkpoint_every: int = 1_000  # steps between checkpoints (and at every iteration's end)
     keep_checkpoints: int = 3
     log_every: int = 50  # steps between TensorBoard points
@@ -56,6 +58,8 @@ class ScheduleSettings:
     def __post_init__(self) -> None:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r} is not one of {SCHEDULES}")
+        if self.value_target not in VALUE_TARGETS:
+            raise ValueError(f"value_target {self.value_target!r} is not one of {VALUE_TARGETS}")
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ class Trainer:
                      num_cpus=hw.num_cpus if hw.ray_address is None else None,
                      include_dashboard=False, log_to_driver=False)
         self.buffer = RemoteBuffer.remote(self.schedule.buffer_games, str(self.run_dir / "buffer"),
-                                          self.seed, self.schedule.augment)
+                                          self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
             ray.get(self.buffer.set_rng_state.remote(buffer_rng))
         self.workers = [
