@@ -7,6 +7,7 @@ import pytest
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
 from blokuszero.games.blokus.symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, ROTATIONS
+from blokuszero.games.testing import random_positions
 from blokuszero.nn import (SEAT_MAP, encode, encode_batch, to_mover_frame, transform_planes,
                            transform_policy, transform_value)
 
@@ -16,13 +17,7 @@ MIRRORS = tuple(k for k in range(NUM_SYMMETRIES) if k not in ROTATIONS)
 @pytest.fixture(scope="module")
 def game() -> list[BlokusState]:
     """Every position of one random game, the final one included."""
-    rng = np.random.default_rng(11)
-    state = BlokusGame().new_initial_state()
-    positions = [state.clone()]
-    while not state.is_terminal():
-        state.apply_action(int(rng.choice(state.legal_actions())))
-        positions.append(state.clone())
-    return positions
+    return random_positions(BlokusGame(), 11)
 
 
 def image(state: BlokusState, k: int) -> BlokusState:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
+from blokuszero.games.testing import random_positions
 from blokuszero.nn import encode, encode_batch, from_mover_frame, to_mover_frame
 
 BLUE, YELLOW, RED, GREEN = range(4)
@@ -18,13 +19,7 @@ def place(*moves: tuple[int, str], to_move: int) -> BlokusState:
 
 def random_game(seed: int) -> list[BlokusState]:
     """Every position of a random game, the final one included."""
-    rng = np.random.default_rng(seed)
-    state = BlokusGame().new_initial_state()
-    positions = [state.clone()]
-    while not state.is_terminal():
-        state.apply_action(int(rng.choice(state.legal_actions())))
-        positions.append(state.clone())
-    return positions
+    return random_positions(BlokusGame(), seed)
 
 
 def reference_planes(state: BlokusState) -> np.ndarray:

@@ -75,6 +75,17 @@ def random_game(game: Game, seed: int, *, checks: bool = True, max_strings: int 
     return actions
 
 
+def random_positions(game: Game, seed: int) -> list[State]:
+    """Every position of one uniformly random game, the final one included."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(rng)
+    positions = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        positions.append(state.clone())
+    return positions
+
+
 def check_game(game: Game, num_games: int = 10, seed: int = 0, *, max_strings: int = 20) -> None:
     """Random playouts through ``game`` asserting the interface's promises.
 
