@@ -110,6 +110,8 @@ def depth_first_heuristics(game: Game):
 
 
 def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -> Player:
+    # torch is imported here, not at module level: only network players need it, and arena
+    # workers set their thread count before it is imported.
     import torch
 
     from ..nn.checkpoint import load_network
