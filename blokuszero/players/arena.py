@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ class Match:
     seats: Sequence[str]  # player names, one per seat; shuffled for every game
     players: Mapping[str, Mapping[str, Any]]  # name -> player spec (see players.factory)
     random_opening_moves: int = 0  # first moves of every game played uniformly at random
-    extra: dict = field(default_factory=dict)  # free notes stored in the summary
 
     def check(self) -> None:
         """ValueError naming what is wrong, before any game starts."""
@@ -109,7 +108,7 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
     return {"game": match.game, "games": len(records), "seats": list(match.seats),
             "random_opening_moves": match.random_opening_moves,
             "win_rule": "a seat wins when it has the highest score; shared first places all win",
-            "seeds": [r["seed"] for r in records], "players": players, **match.extra}
+            "seeds": [r["seed"] for r in records], "players": players}
 
 
 def _one_thread_per_worker() -> None:
