@@ -56,6 +56,8 @@ def checkpoint_paths(directory: str | Path) -> list[Path]:
 def load_checkpoint(path: str | Path) -> dict:
     """Read one checkpoint; ValueError saying why if it is torn, damaged or unreadable."""
     path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} does not exist")
     digest_path = path.with_suffix(".sha256")
     if not digest_path.exists():
         raise ValueError(f"checkpoint {path} has no digest file (the write did not finish)")

@@ -10,7 +10,7 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..games.registry import make_game
+from .base import Player
 from .factory import make_player, resolve_spec
 from .stats import wilson_interval
 
@@ -61,25 +62,30 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     seating = [str(name) for name in rng.permutation(list(match.seats))]
     player_seeds = np.random.SeedSequence(seed).generate_state(len(seating))
-    players = [make_player(game, match.players[name], int(s)) for name, s in zip(seating, player_seeds)]
-    for player in players:
-        player.reset()
+    players: list[Player] = []
     state = game.new_initial_state(rng)
     moves = []
     start = time.perf_counter()
-    while not state.is_terminal():
-        p = state.current_player()
-        if len(moves) < match.random_opening_moves:
-            action = int(rng.choice(state.legal_actions()))
-        else:
-            action = players[p].choose_action(state)
-        try:
-            state.apply_action(action)
-        except ValueError as err:
-            raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
-        moves.append((p, state.action_to_string(action)))
+    try:
+        for name, s in zip(seating, player_seeds):
+            players.append(make_player(game, match.players[name], int(s)))
+            players[-1].reset()
+        while not state.is_terminal():
+            p = state.current_player()
+            if len(moves) < match.random_opening_moves:
+                action = int(rng.choice(state.legal_actions()))
+            else:
+                action = players[p].choose_action(state)
+            try:
+                state.apply_action(action)
+            except ValueError as err:
+                raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
+            moves.append((p, state.action_to_string(action)))
+            for player in players:
+                player.inform(action, p)
+    finally:
         for player in players:
-            player.inform(action, p)
+            player.close()
     returns = state.returns()
     scores = state.scores() if hasattr(state, "scores") else returns
     record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
@@ -118,34 +124,84 @@ def _one_thread_per_worker() -> None:
         os.environ[name] = "1"
 
 
-def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int = 1,
-              progress: bool = True, on_record: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """Play ``games`` games, storing each (``games.jsonl``, Blokus SGF files) as it ends, and
-    write ``summary.json`` to ``out_dir``; return the summary."""
-    match.check()
-    out_dir = Path(out_dir)
-    (out_dir / "games").mkdir(parents=True, exist_ok=True)
-    (out_dir / "games.jsonl").write_text("")
-    records: list[dict] = []
-    watched = match.seats[0]
-    bar = tqdm(total=games, disable=not progress, desc=f"{match.game} arena", unit="game")
+def match_definition(match: Match, seed: int) -> dict[str, Any]:
+    """What makes stored games part of the same match: resuming checks it (``match.json``)."""
+    return {"game": match.game, "seats": list(match.seats), "seed": seed,
+            "random_opening_moves": match.random_opening_moves,
+            "players": {name: resolve_spec(spec) for name, spec in sorted(match.players.items())}}
 
-    def finish(record: dict) -> None:
-        records.append(record)
-        with open(out_dir / "games.jsonl", "a") as f:
-            f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
-        if "sgf" in record:
-            (out_dir / "games" / f"game_{record['index']:05d}.blksgf").write_text(record["sgf"])
-        rate = summarise(match, records)["players"][watched]
-        bar.set_postfix_str(f"{watched} {rate['win_rate']:.1%} [{rate['ci_low']:.1%}, {rate['ci_high']:.1%}]")
-        bar.update()
-        if on_record:
-            on_record(record)
 
-    jobs = [(i, game_seed(seed, i)) for i in range(games)]
-    if workers <= 1:
+def load_records(path: Path, report: Callable[[str], None] = tqdm.write) -> list[dict]:
+    """The game records of a ``games.jsonl``. A torn last line (the run was killed while writing
+    it) is reported and dropped; damage anywhere else is a ValueError naming the line."""
+    lines = Path(path).read_text().splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            if number < len(lines):
+                raise ValueError(f"{path}, line {number} is damaged ({err}); "
+                                 f"remove that line to replay the game") from None
+            report(f"dropping the torn last line of {path} (its game is played again)")
+    return records
+
+
+def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
+    """Records stored by an earlier run of the same match in ``out_dir`` (checked)."""
+    definition = json.loads(json.dumps(match_definition(match, seed)))  # as stored: lists, not tuples
+    stored_match = out_dir / "match.json"
+    if not (out_dir / "games.jsonl").exists():
+        return []
+    if not stored_match.exists():
+        raise ValueError(f"{out_dir} holds games but no match.json: cannot tell whether they "
+                         f"belong to this match; use a new out_dir")
+    stored = json.loads(stored_match.read_text())
+    for key in definition:
+        if stored.get(key) != definition[key]:
+            raise ValueError(f"cannot resume in {out_dir}: its games were played with {key} = "
+                             f"{stored.get(key)!r}, this match has {definition[key]!r}")
+    records = {}
+    for r in load_records(out_dir / "games.jsonl"):
+        if r["seed"] != game_seed(seed, r["index"]):
+            raise ValueError(f"{out_dir}/games.jsonl: game {r['index']} has seed {r['seed']}, "
+                             f"not this match's {game_seed(seed, r['index'])}")
+        if r["index"] < games:
+            records.setdefault(r["index"], r)
+    return sorted(records.values(), key=lambda r: r["index"])
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend: str,
+                gpus_per_worker: float, ray_address: str | None) -> Iterator[dict]:
+    """Records of the games ``jobs`` = [(index, seed)], in the order they finish."""
+    if backend == "ray":
+        import ray
+
+        owns_ray = not ray.is_initialized()
+        if owns_ray:
+            # "local" starts a new instance even if another one runs on this machine.
+            ray.init(address=ray_address or "local", num_cpus=workers if ray_address is None else None,
+                     include_dashboard=False, log_to_driver=False)
+        try:
+            # Ray gives each task num_cpus=1 one math-library thread; a GPU share makes the
+            # task see its GPU, so an alphazero player with device: cuda runs there.
+            remote = ray.remote(num_cpus=1, num_gpus=gpus_per_worker)(play_game)
+            pending = [remote.remote(match, i, s) for i, s in jobs]
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        finally:
+            if owns_ray:
+                ray.shutdown()
+    elif workers <= 1:
         for i, s in jobs:
-            finish(play_game(match, i, s))
+            yield play_game(match, i, s)
     else:
         # spawn, not fork: workers must not inherit threads (torch, Ray) of the parent.
         context = multiprocessing.get_context("spawn")
@@ -153,11 +209,68 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
                                  initializer=_one_thread_per_worker) as pool:
             futures = [pool.submit(play_game, match, i, s) for i, s in jobs]
             for future in as_completed(futures):
-                finish(future.result())
+                yield future.result()
+
+
+BACKENDS = ("process", "ray")
+
+
+def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int = 1,
+              progress: bool = True, on_record: Callable[[dict], None] | None = None, *,
+              resume: bool = False, backend: str = "process", gpus_per_worker: float = 0.0,
+              ray_address: str | None = None, label: str | None = None) -> dict[str, Any]:
+    """Play ``games`` games, storing each (``games.jsonl``, Blokus SGF files) as it ends, and
+    write ``summary.json`` to ``out_dir``; return the summary.
+
+    ``resume``: keep the games an earlier, interrupted run of the same match stored in
+    ``out_dir`` and play only the missing ones (otherwise stored games are replaced).
+    ``backend``: ``process`` (``workers`` local processes) or ``ray`` (tasks on a Ray cluster,
+    ``gpus_per_worker`` GPU each; ``workers`` CPUs when Ray is started here).
+    """
+    match.check()
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {BACKENDS}")
+    out_dir = Path(out_dir)
+    (out_dir / "games").mkdir(parents=True, exist_ok=True)
+    records = _resume(match, seed, games, out_dir) if resume else []
+    # The stored records are rewritten whole (a torn last line goes), then appended to.
+    _write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    _write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
+    watched = match.seats[0]
+    bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",
+               desc=label or f"{match.game} arena")
+
+    def show_rate() -> None:
+        rate = summarise(match, records)["players"][watched]
+        bar.set_postfix_str(f"{watched} {rate['win_rate']:.1%} [{rate['ci_low']:.1%}, {rate['ci_high']:.1%}]")
+
+    def finish(record: dict) -> None:
+        records.append(record)
+        with open(out_dir / "games.jsonl", "a") as f:
+            f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
+        if "sgf" in record:
+            (out_dir / "games" / f"game_{record['index']:05d}.blksgf").write_text(record["sgf"])
+        show_rate()
+        bar.update()
+        if on_record:
+            on_record(record)
+
+    if records:
+        show_rate()
+    done = {r["index"] for r in records}
+    jobs = [(i, game_seed(seed, i)) for i in range(games) if i not in done]
+    start = time.perf_counter()
+    for record in _play_games(match, jobs, workers, backend, gpus_per_worker, ray_address):
+        finish(record)
+    wall = time.perf_counter() - start
     bar.close()
     records.sort(key=lambda r: r["index"])
     summary = summarise(match, records)
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    # Speed of this run only (resumed games were timed by the run that played them).
+    summary["speed"] = {"games_played": len(jobs), "wall_seconds": wall, "workers": workers,
+                        "backend": backend,
+                        "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None}
+    _write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
 
 

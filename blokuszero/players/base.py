@@ -22,6 +22,9 @@ class Player(abc.ABC):
     def inform(self, action: int, player: int) -> None:
         """``player`` has just played ``action`` (every move of the game, the player's own too)."""
 
+    def close(self) -> None:
+        """Release what the player holds (an engine process); it plays no more games."""
+
 
 class RandomPlayer(Player):
     """Uniformly random legal moves."""

@@ -1,7 +1,7 @@
 """Players from plain settings (config files, command lines) and the named presets.
 
 A player spec is a mapping with ``preset`` (a name from :data:`PRESETS`) and/or ``kind``
-(``random``, ``mcts``, ``depth_first``) plus options that override the preset's. Unknown
+(``random``, ``mcts``, ``depth_first``, ``alphazero``, ``gtp``) plus options that override the preset's. Unknown
 options are an error that names them.
 """
 
@@ -19,6 +19,7 @@ from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.selection import PUCT, UCB1, ProgressiveHistory
 from .base import Player, RandomPlayer
+from .gtp import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
 
 #: MCTS-MaxN as SPEC §2 describes the paper's baseline.
@@ -52,6 +53,8 @@ _OPTIONS = {
     # from torch seed `init_seed`, as a run with that seed starts).
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "device",
                                  "temperature_moves", "cache_size"},
+    # command: the command line of an external Blokus GTP engine (e.g. "pentobi-gtp --quiet").
+    "gtp": {"command"},
 }
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init"))}
@@ -144,6 +147,11 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
         return DepthFirstPlayer(DepthFirstSearch(game, config, evaluate, order, max_sum))
     if s["kind"] == "alphazero":
         return _alphazero_player(game, s, rng)
+    if s["kind"] == "gtp":
+        if game.name != "blokus" or not s.get("command"):
+            raise ValueError(f"a gtp player plays blokus (not {game.name}) through the engine "
+                             f"command line given as 'command' (got {s.get('command')!r})")
+        return GtpPlayer(s["command"], int(rng.integers(2**31)))
     rule = make_rule(s.get("selection", "ucb1"), s)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])

@@ -1,0 +1,81 @@
+"""Blokus GTP engine: ``python -m blokuszero.gtp`` (or ``blokuszero-gtp``) on standard input/output.
+
+Speaks the GTP dialect of Pentobi's engine for classic 4-colour Blokus, so that controllers
+written for ``pentobi-gtp`` (its ``twogtp``, our arena) can drive any BlokusZero player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from .games.blokus import BlokusGame
+from .players.factory import PRESETS, make_player, resolve_spec
+from .players.gtp import BlokusGtpEngine
+
+_EPILOG = """\
+commands: protocol_version, name, version, known_command, list_commands, clear_board,
+play <color> <move>, genmove <color>, all_legal <color>, final_score, showboard,
+set_random_seed <n>, quit. Colors: 1-4 or blue, yellow, red, green. Moves: Pentobi notation
+(squares joined by commas, e.g. a20,b20,c20). genmove answers 'pass' when the color cannot move.
+
+examples:
+  blokuszero-gtp                                      MCTS-MaxN, 800 playouts (the paper's baseline)
+  blokuszero-gtp --simulations 3200                   a stronger MCTS-MaxN
+  blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt   a trained network, 800 simulations
+  blokuszero-gtp --preset mcts_brs --set time_limit=2.0 --set simulations=1000000
+"""
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key, yaml.safe_load(value)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="blokuszero-gtp", description=__doc__.split("\n\n")[0].replace("``", ""),
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(PRESETS),
+                        help="player preset (default: alphazero with --checkpoint, else mcts_maxn)")
+    parser.add_argument("--checkpoint", help="a training checkpoint (ckpt_*.pt): play its network")
+    parser.add_argument("--simulations", type=int, help="simulations (playouts) per move (default 800)")
+    parser.add_argument("--set", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                        help="any other option of the player (see blokuszero/players/factory.py), repeatable")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (set_random_seed changes it)")
+    parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")
+    return parser.parse_args(argv)
+
+
+def player_spec(args: argparse.Namespace) -> dict[str, Any]:
+    """The player spec the command-line options describe (checked: ValueError names a bad option)."""
+    spec: dict[str, Any] = {"preset": args.preset or ("alphazero" if args.checkpoint else "mcts_maxn")}
+    if args.checkpoint:
+        spec["checkpoint"] = args.checkpoint
+    if args.simulations is not None:
+        spec["simulations"] = args.simulations
+    spec.update(dict(args.set))
+    resolve_spec(spec)
+    return spec
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    game = BlokusGame()
+    try:
+        spec = player_spec(args)
+        # The player is built now, so that a bad checkpoint stops the engine before any command.
+        engine = BlokusGtpEngine(lambda seed: make_player(game, spec, seed), args.seed, args.name)
+    except (ValueError, OSError) as err:
+        sys.exit(f"blokuszero-gtp: {err}")
+    engine.serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

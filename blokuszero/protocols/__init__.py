@@ -1,0 +1,1 @@
+"""Wire formats for talking to other programs (GTP now; GGP HTTP and UECda later)."""

@@ -1,0 +1,176 @@
+"""The Go Text Protocol on the wire: a command loop for engines and a client for controllers.
+
+GTP (version 2) in brief: a controller writes one command per line, optionally preceded by a
+numeric id; the engine answers ``=`` (success) or ``?`` (failure), the id if one was given, a
+space and the response text, and ends the answer with an empty line. This module knows nothing
+of any game: :class:`GtpEngine` dispatches to handlers it is given, :class:`GtpClient` talks to
+an engine in a child process (ours, or Pentobi's ``pentobi-gtp``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
+
+
+class GtpError(Exception):
+    """A command failed; the engine answers ``? <message>``, a client raises it."""
+
+
+#: A command handler takes the command's arguments and returns the response text.
+Handler = Callable[[list[str]], str]
+
+# Control characters other than tab and newline are dropped from input (GTP 2, section 3.1).
+_DROP = {c: None for c in range(32) if c not in (9, 10)} | {127: None}
+
+
+def parse_command(line: str) -> tuple[str, str, list[str]] | None:
+    """(id, command name, arguments) of an input line; None for a blank or comment-only line."""
+    line = line.translate(_DROP).replace("\t", " ").split("#", 1)[0].strip()
+    if not line:
+        return None
+    words = line.split()
+    ident = ""
+    if words[0].isdigit():
+        ident = words.pop(0)
+    if not words:
+        return ident, "", []
+    return ident, words[0], words[1:]
+
+
+def format_response(ident: str, ok: bool, text: str) -> str:
+    """One answer on the wire. Empty lines inside ``text`` would end the answer early, so they
+    go; a leading newline stays (a board then starts on the line after the ``=``)."""
+    first, *rest = text.rstrip().split("\n")
+    body = "\n".join([first.strip(), *(line.rstrip() for line in rest if line.strip())])
+    return f"{'=' if ok else '?'}{ident}{' ' + body if body else ''}\n\n"
+
+
+class GtpEngine:
+    """Answers GTP commands with ``handlers`` (name -> function of the argument list).
+
+    ``protocol_version``, ``known_command``, ``list_commands`` and ``quit`` are built in. A
+    handler signals a failed command with :class:`GtpError` (or ValueError); any other exception
+    is answered as an internal error too, so that no input ends the engine.
+    """
+
+    def __init__(self, handlers: Mapping[str, Handler]) -> None:
+        self.handlers: dict[str, Handler] = {
+            "protocol_version": lambda args: "2",
+            "known_command": lambda args: str(len(args) == 1 and args[0] in self.handlers).lower(),
+            "list_commands": lambda args: "\n".join(sorted(self.handlers)),
+            "quit": lambda args: "",
+            **handlers}
+        self.finished = False
+
+    def answer(self, line: str) -> str | None:
+        """The wire answer to one input line (None for a blank or comment line)."""
+        parsed = parse_command(line)
+        if parsed is None:
+            return None
+        ident, name, args = parsed
+        if not name:
+            return format_response(ident, False, "no command given")
+        handler = self.handlers.get(name)
+        if handler is None:
+            return format_response(ident, False, f"unknown command: {name}")
+        try:
+            text = handler(args)
+        except (GtpError, ValueError) as err:
+            return format_response(ident, False, str(err) or type(err).__name__)
+        except Exception as err:  # noqa: BLE001 - a GTP engine must answer, whatever the input
+            return format_response(ident, False, f"internal error: {type(err).__name__}: {err}")
+        if name == "quit":
+            self.finished = True
+        return format_response(ident, True, text)
+
+    def serve(self, inp: TextIO, out: TextIO) -> None:
+        """Answer commands from ``inp`` on ``out`` until ``quit`` or the end of the input."""
+        for line in inp:
+            response = self.answer(line)
+            if response is not None:
+                out.write(response)
+                out.flush()
+            if self.finished:
+                break
+
+
+class GtpClient:
+    """A GTP engine in a child process. ``send`` returns the response text or raises GtpError.
+
+    The engine's standard error goes to a temporary file (engines such as Pentobi write debug
+    output there, and an unread pipe would block them); its end is quoted when the engine dies.
+    """
+
+    def __init__(self, command: str | Sequence[str], name: str | None = None) -> None:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("the GTP engine command line is empty")
+        self.name = name or argv[0]
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        try:
+            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=self._stderr, text=True, bufsize=1)
+        except OSError as err:
+            self._stderr.close()
+            raise ValueError(f"cannot start GTP engine {argv!r}: {err}") from None
+
+    def _stderr_tail(self, chars: int = 2000) -> str:
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-chars:].strip()
+        return f"; its standard error ends:\n{tail}" if tail else ""
+
+    def send(self, command: str) -> str:
+        """Send one command; return the engine's response text (without the ``= ``)."""
+        if "\n" in command:
+            raise ValueError(f"a GTP command is one line, got {command!r}")
+        try:
+            self.process.stdin.write(command + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise GtpError(f"GTP engine {self.name} is not running (exit code "
+                           f"{self.process.poll()}){self._stderr_tail()}") from None
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise GtpError(f"GTP engine {self.name} ended while answering {command!r} (exit "
+                               f"code {self.process.wait()}){self._stderr_tail()}")
+            line = line.rstrip("\r\n")
+            if not line and lines:
+                break
+            if line or lines:
+                lines.append(line)
+        head, body = lines[0], "\n".join(lines[1:])
+        if head[:1] not in ("=", "?"):
+            raise GtpError(f"GTP engine {self.name} answered {command!r} with {head!r}, "
+                           f"which is not a GTP response")
+        text = head[1:].lstrip("0123456789").strip()
+        text = f"{text}\n{body}".strip() if body else text
+        if head[0] == "?":
+            raise GtpError(f"GTP engine {self.name} rejected {command!r}: {text}")
+        return text
+
+    def close(self) -> None:
+        """Ask the engine to quit; stop it if it does not."""
+        if self.process.poll() is None:
+            try:
+                self.send("quit")
+            except GtpError:
+                pass
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self._stderr):
+            stream.close()
+
+    def __enter__(self) -> GtpClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,196 @@
+"""The Blokus GTP engine (Pentobi's dialect) and the GTP player: wire format, conformance as a
+subprocess, errors that leave the game untouched, fuzzing, an arena seat played over GTP."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blokuszero.games.blokus import BlokusState
+from blokuszero.games.blokus.sgf import read_sgf
+from blokuszero.players import RandomPlayer
+from blokuszero.players.arena import Match, run_match
+from blokuszero.players.gtp import BlokusGtpEngine
+from blokuszero.protocols.gtp import GtpClient, GtpError, format_response, parse_command
+
+ENGINE = [sys.executable, "-m", "blokuszero.gtp"]
+
+
+def test_parse_command_ids_comments_and_control_characters():
+    assert parse_command("12 play 1 a1 # comment") == ("12", "play", ["1", "a1"])
+    assert parse_command("\tgenmove\x01  blue\r") == ("", "genmove", ["blue"])
+    assert parse_command("   # only a comment") is None
+    assert parse_command("") is None
+    assert parse_command("7") == ("7", "", [])
+
+
+def test_format_response():
+    assert format_response("", True, "") == "=\n\n"
+    assert format_response("3", False, "bad") == "?3 bad\n\n"
+    # blank lines would end the answer early; a leading newline puts a board on its own lines
+    assert format_response("", True, "\nrow 2\n\nrow 1\n") == "= \nrow 2\nrow 1\n\n"
+
+
+def random_engine(seed: int = 0) -> BlokusGtpEngine:
+    return BlokusGtpEngine(lambda s: RandomPlayer(s), seed)
+
+
+def ask(engine: BlokusGtpEngine, line: str) -> tuple[bool, str]:
+    answer = engine.answer(line)
+    assert answer is not None and answer.endswith("\n\n") and answer[0] in "=?"
+    return answer[0] == "=", answer[1:].strip()
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("play 1 a1", "does not touch a piece of the same colour corner to corner"),
+    ("play 1 a20,b20,c19", "not the shape of any Blokus piece"),
+    ("play 1 z9", "not a square"),
+    ("play 0 a20", "invalid color '0'"),
+    ("play purple a20", "invalid color 'purple'"),
+    ("play 1", "expected 2 argument"),
+    ("play 1 a20 b20", "expected 2 argument"),
+    ("play 1 pass", "cannot pass: it has legal moves"),
+    ("play 2 a20", "covers an occupied square"),
+    ("play 2 a19", "corner"),
+    ("genmove", "expected 1 argument"),
+    ("all_legal 9", "invalid color"),
+    ("set_random_seed -3", "invalid seed"),
+    ("undo_everything", "unknown command: undo_everything"),
+])
+def test_bad_commands_are_refused_with_a_reason_and_change_nothing(line, reason):
+    engine = random_engine()
+    assert ask(engine, "play blue a20,b20,c20,d20,e20") == (True, "")
+    before = ask(engine, "showboard")
+    ok, text = ask(engine, line)
+    assert not ok and reason in text
+    assert ask(engine, "showboard") == before
+    assert ask(engine, "name") == (True, "BlokusZero")
+
+
+def test_standard_commands():
+    engine = random_engine()
+    assert ask(engine, "protocol_version") == (True, "2")
+    assert ask(engine, "known_command genmove") == (True, "true")
+    assert ask(engine, "known_command reg_genmove") == (True, "false")
+    commands = ask(engine, "list_commands")[1].split("\n")
+    assert {"all_legal", "clear_board", "final_score", "genmove", "known_command", "list_commands",
+            "name", "play", "protocol_version", "quit", "set_random_seed", "showboard",
+            "version"} <= set(commands)
+    legal = ask(engine, "all_legal 1")[1].split("\n")
+    assert len(legal) == 58 and "a20" in legal
+    assert ask(engine, "final_score") == (True, "0 0 0 0")  # points = squares on the board + bonuses
+    assert ask(engine, "play red t1") == (True, "")  # any colour may play, as in Pentobi
+    assert ask(engine, "final_score") == (True, "0 0 1 0")
+    assert engine.answer("5 clear_board") == "=5\n\n"  # the id comes back
+    assert ask(engine, "final_score") == (True, "0 0 0 0")
+    assert ask(engine, "quit") == (True, "") and engine.finished
+
+
+def test_seeded_engine_repeats_its_moves():
+    def moves(seed_command: str) -> list[str]:
+        engine = random_engine(seed=1)
+        ask(engine, seed_command)
+        return [ask(engine, f"genmove {c}")[1] for c in (1, 2, 3, 4, 1, 2)]
+
+    assert moves("set_random_seed 5") == moves("set_random_seed 5") != moves("set_random_seed 6")
+
+
+def play_through(client: GtpClient) -> list[tuple[int, str]]:
+    """genmove for each colour in turn until all four pass; the moves played."""
+    moves, passes, colour = [], 0, 0
+    while passes < 4:
+        answer = client.send(f"genmove {colour + 1}")
+        passes = passes + 1 if answer == "pass" else 0
+        if answer != "pass":
+            moves.append((colour, answer))
+        colour = (colour + 1) % 4
+    return moves
+
+
+def test_full_game_through_the_engine_as_a_subprocess():
+    with GtpClient([*ENGINE, "--simulations", "4", "--seed", "3"]) as client:
+        assert client.send("name") == "BlokusZero"
+        with pytest.raises(GtpError, match="rejected 'play 1 a1'.*starting corner"):
+            client.send("play 1 a1")
+        with pytest.raises(GtpError, match="unknown command"):
+            client.send("frobnicate")
+        moves = play_through(client)
+        state = BlokusState()
+        for colour, text in moves:
+            assert state.current_player() == colour
+            state.apply_action(state.string_to_action(text))
+        assert state.is_terminal() and len(moves) > 40
+        assert client.send("final_score") == " ".join(str(int(s) + 89) for s in state.scores())
+        board = client.send("showboard")
+        assert str(state).split("\n")[0] in board and "game over" in board
+        assert client.send("genmove blue") == "pass"
+        with pytest.raises(GtpError, match="illegal"):
+            client.send("play 1 t20")
+        assert client.send("showboard") == board  # refused moves left the game as it was
+
+
+def test_command_line_help_and_bad_options():
+    help_text = subprocess.run([*ENGINE, "--help"], capture_output=True, text=True, check=True).stdout
+    for option in ("--checkpoint", "--simulations", "--preset", "--set", "--seed", "genmove <color>"):
+        assert option in help_text
+    for args, message in [(["--checkpoint", "missing.pt"], "checkpoint missing.pt does not exist"),
+                          (["--set", "simulation=5"], "unknown option(s) ['simulation']"),
+                          (["--preset", "alphago"], "invalid choice")]:
+        done = subprocess.run([*ENGINE, *args], capture_output=True, text=True, input="name\n")
+        assert done.returncode != 0 and message in done.stderr and done.stdout == ""
+
+
+def test_client_reports_an_engine_that_dies():
+    with pytest.raises(ValueError, match="cannot start GTP engine"):
+        GtpClient("/nonexistent/engine")
+    client = GtpClient([sys.executable, "-c", "import sys; print('boom', file=sys.stderr)"])
+    with pytest.raises(GtpError, match="(?s)(ended while answering 'name'|is not running).*boom"):
+        client.send("name")
+    client.close()
+
+
+_WORDS = ["play", "genmove", "all_legal", "final_score", "showboard", "clear_board", "set_random_seed",
+          "known_command", "1", "4", "blue", "green", "pass", "a20", "t1", "a20,b20", "a1,a2,a3",
+          "-1", "99999999999999999999", "#", "\x00", "é", ",", "quit"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.lists(st.sampled_from(_WORDS), max_size=4).map(" ".join), st.text(max_size=30)),
+                max_size=12))
+def test_fuzzed_input_never_crashes_the_engine_and_refusals_change_nothing(lines):
+    engine = random_engine()
+    ask(engine, "play 1 a20,b20,c20,d20,e20")
+    for line in lines:
+        if parse_command(line) is None:
+            assert engine.answer(line) is None
+            continue
+        before = engine.state.history()
+        answer = engine.answer(line)
+        assert answer[0] in "=?" and answer.endswith("\n\n") and "\n\n" not in answer[:-2]
+        if answer[0] == "?":
+            assert engine.state.history() == before
+        engine.finished = False  # a fuzzed quit ends the loop, not the engine object
+
+
+def test_arena_seat_played_by_an_external_gtp_engine(tmp_path):
+    command = " ".join([*ENGINE, "--simulations", "10"])
+    match = Match("blokus", ["gtp", "random", "random", "random"],
+                  {"gtp": {"kind": "gtp", "command": command}, "random": {"preset": "random"}},
+                  random_opening_moves=4)
+    first = run_match(match, games=2, seed=0, out_dir=tmp_path / "a", progress=False)
+    second = run_match(match, games=2, seed=0, out_dir=tmp_path / "b", progress=False)
+    records = [json.loads(line) for line in (tmp_path / "a" / "games.jsonl").read_text().splitlines()]
+    assert first["players"]["gtp"]["games"] == 2
+    assert first["seeds"] == second["seeds"]
+    # the engine is seeded through set_random_seed, so the same match plays the same games
+    assert records == [{**r, "seconds": records[i]["seconds"]} for i, r in enumerate(
+        json.loads(line) for line in (tmp_path / "b" / "games.jsonl").read_text().splitlines())]
+    for r in records:
+        state = read_sgf((tmp_path / "a" / "games" / f"game_{r['index']:05d}.blksgf").read_text())
+        assert state.scores().tolist() == r["scores"]
+        assert sum(1 for p, _ in r["moves"] if r["seating"][p] == "gtp") > 10
