@@ -89,3 +89,13 @@ def load_network(path: str | Path):
     model = build_model(state["model_name"])
     model.load_state_dict(state["learner"]["model"])
     return model.eval(), int(state["learner"]["step"])
+
+
+def save_network(directory: str | Path, step: int, model_name: str, weights: dict,
+                 config: str | None = None, keep: int = 10**9) -> Path:
+    """A checkpoint holding only a network (what players load): no optimiser, counters or
+    generator states. The evaluator keeps one per evaluated step; tests make them too."""
+    payload = {"learner": {"model": weights, "step": step}, "model_name": model_name}
+    if config is not None:
+        payload["config"] = config  # the run's resolved config, as JSON
+    return save_checkpoint(directory, step, payload, keep)

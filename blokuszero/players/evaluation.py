@@ -1,0 +1,162 @@
+"""Evaluating checkpoints (SPEC §3): one BlokusZero seat against three opponent seats.
+
+The paper's protocol: the network plays without noise, choosing the most visited move after
+800 simulations; the three other seats are MCTS-MaxN with 800 playouts; seating is random per
+game, the first 4 moves uniformly random, 300 games, and the result is the win rate with its 95%
+interval. A shared first place counts as a win (see :mod:`.arena`). Several checkpoints of a run
+give a curve, win rate against training step, written as JSON and drawn as a PNG.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..nn.checkpoint import checkpoint_paths, load_checkpoint
+from .arena import Match, run_match
+from .factory import resolve_spec
+from .ladder import describe
+
+CANDIDATE = "blokuszero"
+OPPONENT = "opponent"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A network to evaluate: a checkpoint, or the untrained network a run started from (step 0)."""
+
+    step: int
+    label: str  # names the player in results and the ladder, e.g. "cpu-default@1500"
+    spec: Mapping[str, Any] = field(default_factory=dict)  # checkpoint / model / init_seed
+
+
+def _run_name(path: Path) -> str:
+    # runs/<name>/checkpoints/ckpt_*.pt: the run's name; a loose file: its folder's name
+    folder = path.parent
+    return folder.parent.name if folder.name == "checkpoints" else folder.name
+
+
+def find_checkpoints(where: str | Path) -> list[Path]:
+    """Checkpoint files named by ``where``: a file, a glob, a run directory (its ``checkpoints/``)
+    or a checkpoint directory; oldest first. ValueError if it names none."""
+    path = Path(where)
+    if path.is_dir():
+        found = checkpoint_paths(path / "checkpoints" if (path / "checkpoints").is_dir() else path)
+    elif path.is_file():
+        found = [path]
+    else:
+        found = [Path(p) for p in glob.glob(str(where)) if Path(p).is_file() and p.endswith(".pt")]
+        if not found and not glob.has_magic(str(where)):
+            raise ValueError(f"checkpoint {where} does not exist")
+    if not found:
+        raise ValueError(f"no checkpoints (ckpt_*.pt) found in {where}")
+    return sorted(found)
+
+
+def candidates(where: str | Path, include_untrained: bool = False,
+               report: Callable[[str], None] = print) -> list[Candidate]:
+    """The networks to evaluate, by training step. A checkpoint that fails its digest or cannot
+    be read is reported and skipped; ValueError if none is left."""
+    out: dict[str, Candidate] = {}
+    run_config = None
+    for path in find_checkpoints(where):
+        try:
+            state = load_checkpoint(path)
+        except ValueError as err:
+            report(f"skipping {err}")
+            continue
+        step = int(state["learner"]["step"])
+        label = f"{_run_name(path)}@{step}"
+        out[label] = Candidate(step, label, {"checkpoint": str(path)})
+        run_config = run_config or (json.loads(state["config"]) if "config" in state else None)
+    if not out:
+        raise ValueError(f"none of the checkpoints in {where} could be read")
+    if include_untrained:
+        if run_config is None:
+            raise ValueError(f"the checkpoints in {where} do not record their run's config, so "
+                             f"the untrained network cannot be rebuilt")
+        first = min(out.values(), key=lambda c: c.step)
+        label = f"{first.label.rsplit('@', 1)[0]}@0"
+        # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this.
+        out[label] = Candidate(0, label, {"checkpoint": None, "model": run_config["model"]["name"],
+                                          "init_seed": int(run_config["seed"])})
+    return sorted(out.values(), key=lambda c: c.step)
+
+
+def evaluation_match(candidate: Candidate, network: Mapping[str, Any], opponent: Mapping[str, Any],
+                     random_opening_moves: int = 4) -> Match:
+    """1 BlokusZero seat (``network`` options + the candidate's weights) vs 3 ``opponent`` seats."""
+    return Match("blokus", [CANDIDATE, OPPONENT, OPPONENT, OPPONENT],
+                 {CANDIDATE: {**network, **candidate.spec}, OPPONENT: dict(opponent)},
+                 random_opening_moves)
+
+
+def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], opponent: Mapping[str, Any],
+             games: int, seed: int, out_dir: str | Path, random_opening_moves: int = 4,
+             **run_options: Any) -> list[dict[str, Any]]:
+    """Evaluate each candidate in ``out_dir/<label>/`` (resumable with ``resume=True`` among
+    ``run_options``, see :func:`.arena.run_match`); return the curve, one point per candidate.
+
+    Every candidate plays the same ``games`` seeds, so all meet the same openings and seatings.
+    """
+    out_dir = Path(out_dir)
+    curve = []
+    for c in candidates_:
+        match = evaluation_match(c, network, opponent, random_opening_moves)
+        summary = run_match(match, games, seed, out_dir / c.label.replace("/", "_"),
+                            label=f"{c.label} vs {describe(resolve_spec(opponent))}", **run_options)
+        curve.append(curve_point(c, summary))
+    return curve
+
+
+def curve_point(candidate: Candidate, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed."""
+    mine, theirs = summary["players"][CANDIDATE], summary["players"][OPPONENT]
+    return {"label": candidate.label, "step": candidate.step, "checkpoint": candidate.spec.get("checkpoint"),
+            "games": mine["games"], "wins": mine["wins"], "win_rate": mine["win_rate"],
+            "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "mean_score": mine["mean_score"],
+            "opponent_mean_score": theirs["mean_score"],
+            "games_per_hour": summary["speed"]["games_per_hour"]}
+
+
+def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
+    """The curve as a console table."""
+    lines = [f"{'network':28s} {'step':>7s} {'games':>6s} {'win rate':>9s}  {'95% interval':>17s} "
+             f"{'score':>7s} {'opp. score':>10s} {'games/h':>8s}"]
+    for p in curve:
+        speed = f"{p['games_per_hour']:8.1f}" if p["games_per_hour"] else f"{'-':>8s}"
+        lines.append(f"{p['label']:28s} {p['step']:7d} {p['games']:6d} {p['win_rate']:9.1%}  "
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:7.2f} "
+                     f"{p['opponent_mean_score']:10.2f} {speed}")
+    return "\n".join(lines)
+
+
+def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str) -> None:
+    """Win rate against training step with 95% intervals (as the paper's figure 10), as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    points = sorted(curve, key=lambda p: p["step"])
+    steps = [p["step"] for p in points]
+    rates = [100 * p["win_rate"] for p in points]
+    errors = [[100 * (p["win_rate"] - p["ci_low"]) for p in points],
+              [100 * (p["ci_high"] - p["win_rate"]) for p in points]]
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    ax.errorbar(steps, rates, yerr=errors, marker="o", capsize=4, label="BlokusZero (95% interval)")
+    # Four equal players: a seat wins 25% of games, a little more with shared first places.
+    ax.axhline(25, color="grey", linestyle="--", linewidth=1, label="equal strength (25%)")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("win rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

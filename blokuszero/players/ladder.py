@@ -1,0 +1,189 @@
+"""An Elo ladder of every player in stored match results, fitted by maximum likelihood.
+
+Each game of n seats gives a pairwise result for every two seats held by different players:
+1 to the higher score, 1/2 each on equal scores. The Bradley-Terry model (Elo's logistic curve,
+P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400))) is fitted to all of them at once by Newton's
+method, with one player (the anchor) held at 0. The pairs of one game are not independent (one
+good game lifts a player above all three others), so the standard errors are the cluster-robust
+(sandwich) ones with the game as cluster, or the model-based ones where those are larger; with
+one pair per game the two are equal.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .arena import load_records
+from .factory import PRESETS, resolve_spec
+
+ELO_PER_NATURAL_UNIT = 400 / math.log(10)  # Elo points per unit of the logistic model's log-odds
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One player's place on the ladder."""
+
+    player: str
+    elo: float
+    se: float  # standard error (0 for the anchor, which is fixed)
+    games: int  # games the player took part in
+    score: float  # share of its pairwise results won (draws count half)
+
+
+Game = Sequence[tuple[str, float]]  # (player, score) per seat
+
+
+def _pairs(games: Sequence[Game], index: Mapping[str, int]) -> tuple[np.ndarray, ...]:
+    i, j, y, g = [], [], [], []
+    for number, game in enumerate(games):
+        for a in range(len(game)):
+            for b in range(a + 1, len(game)):
+                (pa, sa), (pb, sb) = game[a], game[b]
+                if pa != pb:
+                    i.append(index[pa])
+                    j.append(index[pb])
+                    y.append(1.0 if sa > sb else 0.5 if sa == sb else 0.0)
+                    g.append(number)
+    return np.array(i, int), np.array(j, int), np.array(y), np.array(g, int)
+
+
+def _check_connected(players: list[str], i: np.ndarray, j: np.ndarray) -> None:
+    parent = list(range(len(players)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for a, b in zip(i, j):
+        parent[root(a)] = root(b)
+    groups: dict[int, list[str]] = {}
+    for k, name in enumerate(players):
+        groups.setdefault(root(k), []).append(name)
+    if len(groups) > 1:
+        raise ValueError("the players fall into groups that never met, so their ratings cannot be "
+                         "compared: " + " | ".join(", ".join(g) for g in groups.values()))
+
+
+def fit_elo(games: Sequence[Game], anchor: str | None = None, prior_sd: float | None = 2000.0,
+            iterations: int = 100) -> list[Rating]:
+    """Maximum-likelihood Elo ratings with standard errors, best first.
+
+    Args:
+      games: per game, (player, score) for each seat.
+      anchor: the player rated 0 (default: the one in the most games).
+      prior_sd: a weak normal prior on each rating (Elo points) so that a player who won or lost
+        every comparison gets a large finite rating instead of none; None for the pure MLE.
+    """
+    players = sorted({p for game in games for p, _ in game})
+    if len(players) < 2:
+        raise ValueError(f"a ladder needs at least two players, got {players}")
+    index = {p: k for k, p in enumerate(players)}
+    i, j, y, g = _pairs(games, index)
+    _check_connected(players, i, j)
+    appearances = {p: sum(1 for game in games if any(q == p for q, _ in game)) for p in players}
+    anchor = anchor if anchor is not None else max(players, key=lambda p: (appearances[p], p))
+    if anchor not in index:
+        raise ValueError(f"anchor {anchor!r} played no game; players: {players}")
+    n = len(players)
+    free = np.array([k for k in range(n) if k != index[anchor]])
+    precision = 0.0 if prior_sd is None else (ELO_PER_NATURAL_UNIT / prior_sd) ** 2
+    theta = np.zeros(n)
+    won = np.bincount(i, y, n) + np.bincount(j, 1 - y, n)
+    played = np.bincount(i, minlength=n) + np.bincount(j, minlength=n)
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(theta[i] - theta[j])))
+        residual, weight = y - p, p * (1.0 - p)
+        gradient = np.bincount(i, residual, n) - np.bincount(j, residual, n) - precision * theta
+        information = np.zeros((n, n))  # minus the Hessian of the log-posterior
+        np.add.at(information, (i, i), weight)
+        np.add.at(information, (j, j), weight)
+        np.add.at(information, (i, j), -weight)
+        np.add.at(information, (j, i), -weight)
+        information += precision * np.eye(n)
+        info_free = information[np.ix_(free, free)]
+        try:
+            step = np.linalg.solve(info_free, gradient[free])
+        except np.linalg.LinAlgError:
+            break
+        theta[free] += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    if not np.all(np.isfinite(theta)) or np.max(np.abs(step)) >= 1e-10:
+        perfect = [q for k, q in enumerate(players) if won[k] in (0, played[k])]
+        raise ValueError(f"the ratings do not converge: {perfect or 'some players'} won or lost "
+                         f"every comparison, so their maximum-likelihood rating is infinite; "
+                         f"use a prior (prior_sd)")
+    # Sandwich covariance: I^-1 (sum over games of s_g s_g^T) I^-1, s_g a game's score vector.
+    scores = np.zeros((len(games), n))
+    np.add.at(scores, (g, i), residual)
+    np.add.at(scores, (g, j), -residual)
+    scores = scores[:, free]
+    inverse = np.linalg.inv(info_free)
+    covariance = inverse @ (scores.T @ scores) @ inverse
+    # A player who won (or lost) everything has residuals near 0 and so a tiny sandwich error;
+    # the model-based error (the inverse information) is then the honest, larger one.
+    se = np.zeros(n)
+    se[free] = np.sqrt(np.maximum(np.diag(covariance), np.diag(inverse)))
+    ratings = [Rating(p, float(theta[k] * ELO_PER_NATURAL_UNIT), float(se[k] * ELO_PER_NATURAL_UNIT),
+                      appearances[p], float(won[k] / played[k])) for k, p in enumerate(players)]
+    return sorted(ratings, key=lambda r: -r.elo)
+
+
+_STEP = re.compile(r"ckpt_(\d+)\.pt$")
+
+
+def describe(spec: Mapping[str, Any]) -> str:
+    """A short, readable name of a resolved player spec (what the ladder prints)."""
+    spec = dict(spec)
+    kind, sims = spec.get("kind"), spec.get("simulations")
+    if kind == "alphazero":
+        if spec.get("checkpoint"):
+            path = Path(spec["checkpoint"])
+            run = path.parent.parent.name if path.parent.name == "checkpoints" else path.parent.name
+            match = _STEP.search(path.name)
+            name = f"{run}@{int(match.group(1))}" if match else str(path)
+        else:
+            name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
+        return f"{name}, {sims} sims"
+    if kind == "gtp":
+        return f"gtp: {spec.get('command')}"
+    for preset in PRESETS:
+        base = resolve_spec({"preset": preset})
+        if {k: v for k, v in base.items() if k != "simulations"} == \
+                {k: v for k, v in spec.items() if k != "simulations"}:
+            return preset if sims is None else f"{preset} {sims}"
+    return json.dumps(spec, sort_keys=True)
+
+
+def load_games(root: str | Path) -> list[list[tuple[str, float]]]:
+    """Every stored game under ``root`` (each directory with ``match.json`` and ``games.jsonl``,
+    as the arena and evaluations write them), seats named by :func:`describe`."""
+    games = []
+    for match_file in sorted(Path(root).rglob("match.json")):
+        games_file = match_file.with_name("games.jsonl")
+        if not games_file.exists():
+            continue
+        names = {name: describe(spec) for name, spec in json.loads(match_file.read_text())["players"].items()}
+        for record in load_records(games_file):
+            games.append([(names[seat], float(score)) for seat, score in zip(record["seating"], record["scores"])])
+    return games
+
+
+def format_ladder(ratings: Sequence[Rating]) -> str:
+    """The ladder as a console table."""
+    width = max(len("player"), *(len(r.player) for r in ratings))
+    lines = [f"{'rank':>4s}  {'player':{width}s} {'Elo':>7s} {'+-SE':>6s} {'games':>6s} {'pair score':>10s}"]
+    for rank, r in enumerate(ratings, 1):
+        se = "anchor" if r.se == 0 else f"{r.se:6.1f}"
+        lines.append(f"{rank:4d}  {r.player:{width}s} {r.elo:7.1f} {se:>6s} {r.games:6d} {r.score:10.1%}")
+    return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""Evaluate checkpoints with the paper's protocol (Hydra app, conf/evaluate.yaml).
+
+    python scripts/evaluate.py checkpoint=runs/paper/checkpoints/ckpt_000070000.pt
+    python scripts/evaluate.py checkpoint=runs/cpu-default untrained=true games=40   # a curve
+    python scripts/evaluate.py checkpoint=PATH players.mcts_maxn.simulations=1600
+    python scripts/evaluate.py checkpoint=PATH opponent=pentobi
+
+Writes every game (SGF, games.jsonl with seeds), summary.json per checkpoint, curve.json and
+curve.png to out_dir; rerunning the same command resumes an interrupted evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from blokuszero.players.evaluation import candidates, evaluate, format_curve, plot_curve
+from blokuszero.players.factory import resolve_spec
+from blokuszero.players.ladder import describe, fit_elo, format_ladder, load_games
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="evaluate")
+def main(cfg: DictConfig) -> None:
+    players = OmegaConf.to_container(cfg.players, resolve=True)
+    if cfg.opponent not in players:
+        raise SystemExit(f"opponent {cfg.opponent!r} is not in players (have: {sorted(players)})")
+    network, opponent = OmegaConf.to_container(cfg.network, resolve=True), players[cfg.opponent]
+    try:
+        resolve_spec(opponent)
+        found = candidates(cfg.checkpoint, include_untrained=cfg.untrained)
+    except ValueError as err:
+        raise SystemExit(f"evaluate: {err}") from None
+    opponent_name = describe(resolve_spec(opponent))
+    run = found[-1].label.rsplit("@", 1)[0]
+    out_dir = Path(cfg.out_dir or Path("evaluations") / re.sub(
+        r"[^\w.@-]+", "_", f"{run}_{network.get('simulations')}sims_vs_{opponent_name}"))
+    try:
+        curve = evaluate(found, network, opponent, cfg.games, cfg.seed, out_dir,
+                         cfg.random_opening_moves, workers=cfg.workers, progress=cfg.progress,
+                         resume=cfg.resume, backend=cfg.backend, gpus_per_worker=cfg.gpus_per_worker,
+                         ray_address=cfg.ray_address)
+    except ValueError as err:
+        raise SystemExit(f"evaluate: {err}") from None
+    title = (f"{run}: 1 BlokusZero ({network.get('simulations')} sims) vs 3 {opponent_name}, "
+             f"{cfg.games} games each")
+    (out_dir / "curve.json").write_text(json.dumps({"title": title, "points": curve}, indent=2))
+    plot_curve(curve, out_dir / "curve.png", title)
+    print(f"{title}\nwin: the highest score; a shared first place counts as a win for each colour in it")
+    print(format_curve(curve))
+    print(f"games, summaries, curve.json and curve.png in {out_dir}")
+    if cfg.ladder:
+        print(f"\nElo ladder of every player evaluated under {out_dir.parent}:")
+        try:
+            print(format_ladder(fit_elo(load_games(out_dir.parent))))
+        except ValueError as err:
+            print(f"no ladder: {err}")
+
+
+if __name__ == "__main__":
+    main()

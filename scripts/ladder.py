@@ -1,0 +1,33 @@
+"""Elo ladder of every player in the matches stored under some directories.
+
+    python scripts/ladder.py evaluations/                 # every evaluation and arena run there
+    python scripts/ladder.py evaluations/ outputs/ --anchor "mcts_maxn 800"
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from blokuszero.players.ladder import fit_elo, format_ladder, load_games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("roots", nargs="+", help="directories searched for match.json + games.jsonl")
+    parser.add_argument("--anchor", help="the player rated 0 (default: the one in the most games)")
+    parser.add_argument("--prior-sd", type=float, default=2000.0,
+                        help="weak prior on ratings, in Elo (keeps unbeaten players finite); 0: none")
+    args = parser.parse_args()
+    games = [g for root in args.roots for g in load_games(root)]
+    if not games:
+        raise SystemExit(f"ladder: no stored matches (match.json and games.jsonl) under {args.roots}")
+    try:
+        ratings = fit_elo(games, anchor=args.anchor, prior_sd=args.prior_sd or None)
+    except ValueError as err:
+        raise SystemExit(f"ladder: {err}") from None
+    print(f"{len(games)} games; a pair of seats scores 1 for the higher score, 1/2 each if equal")
+    print(format_ladder(ratings))
+
+
+if __name__ == "__main__":
+    main()

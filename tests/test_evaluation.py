@@ -1,0 +1,148 @@
+"""Evaluation: Elo fit on known numbers, checkpoint discovery, a mini evaluation end to end
+(stored games, curve, plot, ladder) and a resumed one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from blokuszero.nn.checkpoint import save_network
+from blokuszero.nn.model import build_model
+from blokuszero.players.arena import Match, load_records, play_game, run_match
+from blokuszero.players.evaluation import candidates, evaluation_match, find_checkpoints
+from blokuszero.players.ladder import describe, fit_elo, load_games
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def duel(a: str, b: str, wins: int, draws: int, losses: int) -> list:
+    return ([[(a, 1.0), (b, 0.0)]] * wins + [[(a, 0.0), (b, 0.0)]] * draws +
+            [[(a, 0.0), (b, 1.0)]] * losses)
+
+
+def test_elo_of_a_75_percent_score_is_191_with_se_40():
+    # p = 0.75: 400 log10(3) = 190.85 Elo; SE = 400/ln(10) / sqrt(n p (1 - p)) = 40.11 for n = 100
+    ratings = {r.player: r for r in fit_elo(duel("A", "B", 75, 0, 25), anchor="B", prior_sd=None)}
+    assert ratings["A"].elo == pytest.approx(190.85, abs=0.01)
+    assert ratings["A"].se == pytest.approx(40.11, abs=0.01)
+    assert ratings["B"].elo == 0 and ratings["B"].se == 0 and ratings["A"].score == 0.75
+    # draws count half: 50 wins and 50 draws is also a 75% score
+    halves = {r.player: r for r in fit_elo(duel("A", "B", 50, 50, 0), anchor="B", prior_sd=None)}
+    assert halves["A"].elo == pytest.approx(190.85, abs=0.01)
+
+
+def test_elo_chains_through_a_common_opponent_and_reads_four_seat_games():
+    games = duel("A", "B", 75, 0, 25) + duel("B", "C", 75, 0, 25)
+    ratings = {r.player: r.elo for r in fit_elo(games, anchor="C", prior_sd=None)}
+    assert ratings["A"] == pytest.approx(381.70, abs=0.01) and ratings["B"] == pytest.approx(190.85, abs=0.01)
+    # one seat of X vs three of Y: X first in 3 of 4 games gives 3 pairs won per game, 9 of 12
+    four = [[("X", 5.0), ("Y", 1.0), ("Y", 2.0), ("Y", 3.0)]] * 3 + [[("X", 0.0), ("Y", 1.0), ("Y", 2.0), ("Y", 3.0)]]
+    x = {r.player: r for r in fit_elo(four, anchor="Y", prior_sd=None)}["X"]
+    assert x.elo == pytest.approx(190.85, abs=0.01) and x.games == 4
+    # the game is the unit: its 3 pairs move together, so the error exceeds the 12-pair one (80.2)
+    assert x.se > 80.3
+
+
+def test_elo_refuses_what_it_cannot_rate():
+    perfect = [[("A", 1.0), ("B", 0.0)]] * 10
+    with pytest.raises(ValueError, match=r"\['A', 'B'\] won or lost every comparison"):
+        fit_elo(perfect, prior_sd=None)
+    rated = {r.player: r for r in fit_elo(perfect)}  # the default weak prior keeps it finite
+    assert rated["A"].elo > 500 and rated["A"].se > 300
+    with pytest.raises(ValueError, match="never met.*A, B.*C, D"):
+        fit_elo(duel("A", "B", 3, 0, 2) + duel("C", "D", 3, 0, 2))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    """A run directory with two checkpoints of a small network, as a training run writes them."""
+    run = tmp_path_factory.mktemp("runs") / "tiny"
+    config = json.dumps({"model": {"name": "b2c32conv"}, "seed": 7})
+    torch.manual_seed(7)
+    model = build_model("b2c32conv")
+    for step in (10, 20):
+        with torch.no_grad():
+            next(model.parameters()).add_(0.01)  # a network that changes from step to step
+        save_network(run / "checkpoints", step, "b2c32conv", model.state_dict(), config)
+    return run
+
+
+def test_checkpoints_are_found_by_file_glob_or_run_and_bad_ones_are_skipped(run_dir, tmp_path):
+    ckpts = run_dir / "checkpoints"
+    assert find_checkpoints(run_dir) == find_checkpoints(ckpts) == find_checkpoints(f"{ckpts}/*.pt")
+    assert [c.step for c in candidates(run_dir, include_untrained=True)] == [0, 10, 20]
+    untrained = candidates(run_dir, include_untrained=True)[0]
+    assert untrained.label == "tiny@0" and untrained.spec["init_seed"] == 7
+    with pytest.raises(ValueError, match="does not exist"):
+        find_checkpoints(tmp_path / "nothing.pt")
+    with pytest.raises(ValueError, match="no checkpoints"):
+        find_checkpoints(f"{tmp_path}/*.pt")
+    damaged = tmp_path / "checkpoints"
+    damaged.mkdir()
+    for p in ckpts.iterdir():
+        (damaged / p.name).write_bytes(p.read_bytes())
+    (damaged / "ckpt_000000020.pt").write_bytes(b"torn")
+    reports = []
+    assert [c.step for c in candidates(damaged, report=reports.append)] == [10]
+    assert "ckpt_000000020.pt does not match its digest" in reports[0]
+    (damaged / "ckpt_000000010.sha256").unlink()
+    with pytest.raises(ValueError, match="none of the checkpoints"):
+        candidates(damaged, report=reports.append)
+
+
+def evaluate_command(run_dir: Path, out_dir: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "evaluate.py"), f"checkpoint={run_dir}", f"out_dir={out_dir}",
+         "games=2", "network.simulations=4", "players.mcts_maxn.simulations=4", "workers=1",
+         "progress=false", f"hydra.run.dir={out_dir.parent / 'hydra'}", *extra],
+        capture_output=True, text=True, timeout=300)
+
+
+def test_mini_evaluation_end_to_end_then_resumed(run_dir, tmp_path):
+    out = tmp_path / "eval"
+    done = evaluate_command(run_dir, out, "untrained=true")
+    assert done.returncode == 0, done.stderr
+    curve = json.loads((out / "curve.json").read_text())["points"]
+    assert [p["step"] for p in curve] == [0, 10, 20] and all(p["games"] == 2 for p in curve)
+    assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "tiny@20" in done.stdout and "Elo ladder" in done.stdout and "mcts_maxn 4" in done.stdout
+    stored = out / "tiny@20"
+    records = load_records(stored / "games.jsonl")
+    assert len(records) == 2
+    # every game is stored with its seed and can be replayed move for move
+    match = evaluation_match(candidates(run_dir)[-1], {"preset": "alphazero", "simulations": 4, "device": "cpu"},
+                             {"preset": "mcts_maxn", "simulations": 4})
+    for r in records:
+        assert (stored / "games" / f"game_{r['index']:05d}.blksgf").exists()
+        assert [list(m) for m in play_game(match, r["index"], r["seed"])["moves"]] == r["moves"]
+
+    # Interrupt: keep one game, tear the line of the other; the rerun plays only the missing one.
+    lines = (stored / "games.jsonl").read_text().splitlines()
+    kept = json.loads(lines[0])
+    (stored / "games.jsonl").write_text(lines[0] + "\n" + lines[1][:20])
+    done = evaluate_command(run_dir, out, "ladder=false")
+    assert done.returncode == 0, done.stderr
+    resumed = load_records(stored / "games.jsonl")
+    assert len(resumed) == 2 and kept in resumed  # the stored game, untouched
+    assert json.loads((stored / "summary.json").read_text())["speed"]["games_played"] == 1
+    assert json.loads((out / "tiny@10" / "summary.json").read_text())["speed"]["games_played"] == 0
+
+    # Resuming under other settings would mix two matches: refused, nothing lost.
+    done = evaluate_command(run_dir, out, "network.simulations=5")
+    assert done.returncode != 0 and "cannot resume" in done.stderr and "simulations" in done.stderr
+    assert load_records(stored / "games.jsonl") == resumed
+
+
+def test_ladder_reads_every_stored_match(tmp_path):
+    players = {"mcts": {"preset": "mcts_maxn", "simulations": 10}, "random": {"preset": "random"}}
+    run_match(Match("blokus", ["mcts", "random", "random", "random"], players, 4), 3, 0,
+              tmp_path / "one", progress=False)
+    games = load_games(tmp_path)
+    assert len(games) == 3 and {p for g in games for p, _ in g} == {"mcts_maxn 10", "random"}
+    assert describe({"kind": "alphazero", "checkpoint": "runs/r/checkpoints/ckpt_000001500.pt",
+                     "simulations": 800}) == "r@1500, 800 sims"
