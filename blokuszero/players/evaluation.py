@@ -19,7 +19,7 @@ from typing import Any
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
 from .arena import Match, run_match
 from .factory import resolve_spec
-from .ladder import describe
+from .ladder import checkpoint_run, describe
 
 CANDIDATE = "blokuszero"
 OPPONENT = "opponent"
@@ -32,12 +32,6 @@ class Candidate:
     step: int
     label: str  # names the player in results and the ladder, e.g. "cpu-default@1500"
     spec: Mapping[str, Any] = field(default_factory=dict)  # checkpoint / model / init_seed
-
-
-def _run_name(path: Path) -> str:
-    # runs/<name>/checkpoints/ckpt_*.pt: the run's name; a loose file: its folder's name
-    folder = path.parent
-    return folder.parent.name if folder.name == "checkpoints" else folder.name
 
 
 def find_checkpoints(where: str | Path) -> list[Path]:
@@ -70,7 +64,7 @@ def candidates(where: str | Path, include_untrained: bool = False,
             report(f"skipping {err}")
             continue
         step = int(state["learner"]["step"])
-        label = f"{_run_name(path)}@{step}"
+        label = f"{checkpoint_run(path)}@{step}"
         out[label] = Candidate(step, label, {"checkpoint": str(path)})
         run_config = run_config or (json.loads(state["config"]) if "config" in state else None)
     if not out:

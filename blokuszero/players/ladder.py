@@ -142,6 +142,16 @@ def fit_elo(games: Sequence[Game], anchor: str | None = None, prior_sd: float | 
 _STEP = re.compile(r"ckpt_(\d+)\.pt$")
 
 
+def checkpoint_run(path: str | Path) -> str:
+    """The name of the run a checkpoint file belongs to: ``<run>/checkpoints/ckpt_*.pt``, or
+    ``<run>/eval/checkpoints/`` (the networks the training evaluator keeps); else its folder."""
+    folder = Path(path).parent
+    if folder.name != "checkpoints":
+        return folder.name
+    run = folder.parent
+    return run.parent.name if run.name == "eval" else run.name
+
+
 def describe(spec: Mapping[str, Any]) -> str:
     """A short, readable name of a resolved player spec (what the ladder prints)."""
     spec = dict(spec)
@@ -149,9 +159,8 @@ def describe(spec: Mapping[str, Any]) -> str:
     if kind == "alphazero":
         if spec.get("checkpoint"):
             path = Path(spec["checkpoint"])
-            run = path.parent.parent.name if path.parent.name == "checkpoints" else path.parent.name
             match = _STEP.search(path.name)
-            name = f"{run}@{int(match.group(1))}" if match else str(path)
+            name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else str(path)
         else:
             name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
         return f"{name}, {sims} sims"

@@ -10,7 +10,8 @@ Two schedules (``schedule.schedule``):
   ``samples_per_position``, and publishes weights every ``publish_every`` steps.
 
 Everything needed to go on after a crash is in the newest checkpoint of ``run_dir`` and in
-the buffer's shards; :meth:`Trainer.run` resumes from them.
+the buffer's shards; :meth:`Trainer.run` resumes from them. With ``eval.enabled``, an evaluator
+actor plays a small match for new checkpoints (see :mod:`.evaluation`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from tqdm import tqdm
 
 from ..nn.model import build_model
 from .actors import RemoteBuffer, RemoteSelfPlayWorker
-from ..nn.checkpoint import latest_checkpoint, save_checkpoint
+from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network
+from .evaluation import EvalSettings, RemoteEvaluator
 from .learner import Learner, LearnerSettings
 from .selfplay import SelfPlaySettings
 
@@ -118,6 +120,7 @@ class Trainer:
         self.learner_settings = _settings(LearnerSettings, config["optimizer"], "optimizer")
         self.schedule = _settings(ScheduleSettings, config["train"], "train")
         self.hardware = _settings(HardwareSettings, config["hardware"], "hardware")
+        self.eval_settings = _settings(EvalSettings, config.get("eval", {}), "eval")
         self.seed = int(config["seed"])
 
     # ------------------------------------------------------------------ set-up
@@ -159,6 +162,11 @@ class Trainer:
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor)
             for i in range(hw.actors)]
         self.writer = SummaryWriter(str(self.run_dir / "tensorboard"))
+        self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
+        if self.eval_settings.enabled:
+            ev = self.eval_settings
+            self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus).remote(
+                ev, str(self.run_dir), self.run_dir.name, self.seed)
         self._publish()
         self._window = {"start": time.perf_counter(), "games": 0, "positions": 0, "sims": 0,
                         "evals": 0, "capacity": 0, "seconds": 0.0}
@@ -233,8 +241,49 @@ class Trainer:
                    "model_name": self.model_name, "config": json.dumps(self.config)}
         path = save_checkpoint(self.run_dir / "checkpoints", self.learner.step, payload,
                                self.schedule.keep_checkpoints)
+        self._evaluate_new_checkpoint()
         self.writer.flush()
         return path
+
+    # ------------------------------------------------------------------ evaluation
+    def _evaluate_new_checkpoint(self, due: bool = False) -> None:
+        """Log a finished evaluation; give the idle evaluator the newest weights when at least
+        ``every_steps`` steps have passed or it is ``due`` (a checkpoint that comes while it is
+        busy is skipped)."""
+        if self.evaluator is None:
+            return
+        self._collect_evaluation(wait=False)
+        step = self.learner.step
+        due = due or step - self._evaluated_step >= self.eval_settings.every_steps
+        if self._evaluating is None and due:
+            # Its own copy of the network: the training checkpoints rotate away.
+            path = save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
+                                self.learner.weights(), json.dumps(self.config))
+            self._evaluating = self.evaluator.evaluate.remote(str(path), step)
+            self._evaluated_step = step
+
+    def _collect_evaluation(self, wait: bool) -> None:
+        if self._evaluating is None:
+            return
+        done, _ = ray.wait([self._evaluating], timeout=None if wait else 0)
+        if not done:
+            return
+        point = ray.get(self._evaluating)
+        self._evaluating = None
+        step = point["step"]
+        for key in ("win_rate", "ci_low", "ci_high", "mean_score", "opponent_mean_score"):
+            self.writer.add_scalar(f"eval/{key}", point[key], step)
+        self._say(f"evaluation of step {step}: win rate {point['win_rate']:.1%} "
+                  f"[{point['ci_low']:.1%}, {point['ci_high']:.1%}] in {point['games']} games")
+
+    def _finish_evaluations(self) -> None:
+        """Wait for the evaluation under way and, if wanted, evaluate the last step too."""
+        if self.evaluator is None:
+            return
+        self._collect_evaluation(wait=True)
+        if self.eval_settings.final and self._evaluated_step < self.learner.step:
+            self._evaluate_new_checkpoint(due=True)
+            self._collect_evaluation(wait=True)
 
     def _self_play_phase(self, bar) -> None:
         """Play the games of the pending phase not yet in the buffer (all, unless resuming)."""
@@ -311,6 +360,7 @@ class Trainer:
                     self._train_paper(bar)
                 else:
                     self._train_async(bar)
+            self._finish_evaluations()
             info = ray.get(self.buffer.info.remote())
             summary = {"step": self.learner.step, **self.counters, "buffer_games": info["games"],
                        "buffer_bytes": info["bytes"]}

@@ -1,0 +1,61 @@
+"""Evaluation during training: a Ray actor plays a small match for new checkpoints.
+
+The trainer hands the evaluator the network of a new checkpoint (saved to ``run_dir/eval/
+checkpoints``, since the training checkpoints rotate) whenever the evaluator is idle and at
+least ``every_steps`` steps have passed since the last one; the evaluator plays the match of
+:mod:`blokuszero.players.evaluation` (1 BlokusZero seat vs 3 opponents, stored and resumable
+in ``run_dir/eval/<run>@<step>/``) and the trainer logs ``eval/win_rate`` and its interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ray
+import torch
+
+from ..players.evaluation import Candidate, evaluate
+
+
+def _default_opponent() -> dict[str, Any]:
+    return {"preset": "mcts_maxn", "simulations": 200}
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    enabled: bool = False  # off: no evaluator actor
+    every_steps: int = 1_000  # least training steps between two evaluated checkpoints
+    final: bool = True  # also evaluate the last step of the run (waits for it)
+    games: int = 40  # games per evaluation
+    simulations: int = 200  # BlokusZero's simulations per move
+    opponent: dict = field(default_factory=_default_opponent)  # player spec of the 3 other seats
+    random_opening_moves: int = 4
+    workers: int = 1  # processes the evaluator plays in (1: in the actor itself)
+    num_cpus: float = 1.0  # Ray CPUs the evaluator holds
+    num_gpus: float = 0.0  # Ray GPU share of the evaluator
+    device: str = "cpu"  # where the evaluated network runs
+
+
+class Evaluator:
+    """Plays evaluation matches for one run; results stay in ``run_dir/eval``."""
+
+    def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int) -> None:
+        torch.set_num_threads(max(1, int(settings.num_cpus)))
+        self.settings = settings
+        self.out_dir = Path(run_dir) / "eval"
+        self.run_name = run_name
+        self.seed = seed
+
+    def evaluate(self, network_path: str, step: int) -> dict[str, Any]:
+        """Play the match for the network saved at ``network_path``; return its curve point."""
+        s = self.settings
+        candidate = Candidate(step, f"{self.run_name}@{step}", {"checkpoint": network_path})
+        network = {"preset": "alphazero", "simulations": s.simulations, "device": s.device}
+        # Every evaluation plays the same seeds: differences between steps are not the openings'.
+        return evaluate([candidate], network, s.opponent, s.games, self.seed, self.out_dir,
+                        s.random_opening_moves, workers=s.workers, progress=False, resume=True)[0]
+
+
+RemoteEvaluator = ray.remote(max_restarts=-1, max_task_retries=-1)(Evaluator)
