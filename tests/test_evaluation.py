@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from blokuszero.games.blokus import BlokusState
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
 from blokuszero.players.arena import Match, load_records, play_game, run_match
 from blokuszero.players.evaluation import candidates, evaluation_match, find_checkpoints
 from blokuszero.players.ladder import describe, fit_elo, load_games
+from blokuszero.protocols.gtp import GtpClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -146,3 +148,22 @@ def test_ladder_reads_every_stored_match(tmp_path):
     assert len(games) == 3 and {p for g in games for p, _ in g} == {"mcts_maxn 10", "random"}
     assert describe({"kind": "alphazero", "checkpoint": "runs/r/checkpoints/ckpt_000001500.pt",
                      "simulations": 800}) == "r@1500, 800 sims"
+
+
+def test_gtp_engine_serves_a_checkpoint(run_dir):
+    checkpoint = find_checkpoints(run_dir)[-1]
+    with GtpClient([sys.executable, "-m", "blokuszero.gtp", "--checkpoint", str(checkpoint),
+                    "--simulations", "4"]) as client:
+        state = BlokusState()
+        for colour in range(4):
+            state.apply_action(state.string_to_action(client.send(f"genmove {colour + 1}")))
+        assert client.send("final_score") == " ".join(str(int(s) + 89) for s in state.scores())
+
+
+def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
+    match = Match("tictactoe", ["uct", "random"],
+                  {"uct": {"preset": "uct", "simulations": 50}, "random": {"preset": "random"}})
+    by_ray = run_match(match, 4, 1, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    by_processes = run_match(match, 4, 1, tmp_path / "processes", workers=1, progress=False)
+    assert by_ray.pop("speed")["backend"] == "ray" and by_processes.pop("speed")["backend"] == "process"
+    assert by_ray == by_processes
