@@ -65,7 +65,7 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     players: list[Player] = []
     state = game.new_initial_state(rng)
     moves = []
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         for name, s in zip(seating, player_seeds):
             players.append(make_player(game, match.players[name], int(s)))
@@ -90,7 +90,10 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     scores = state.scores() if hasattr(state, "scores") else returns
     record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
-              "seconds": time.perf_counter() - start}
+              "seconds": time.perf_counter() - start,
+              # CPU time of this process (one thread per worker): what a game costs on a free
+              # core, however busy the machine; an external GTP engine's own time is not in it
+              "cpu_seconds": time.process_time() - cpu_start}
     if match.game == "blokus":
         from ..games.blokus.sgf import write_sgf
 
@@ -267,9 +270,12 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     records.sort(key=lambda r: r["index"])
     summary = summarise(match, records)
     # Speed of this run only (resumed games were timed by the run that played them).
+    played = [r for r in records if r["index"] not in done]
     summary["speed"] = {"games_played": len(jobs), "wall_seconds": wall, "workers": workers,
                         "backend": backend,
-                        "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None}
+                        "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None,
+                        "cpu_seconds_per_game": float(np.mean([r["cpu_seconds"] for r in played]))
+                        if played else None}
     _write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
 
