@@ -2,6 +2,7 @@
 
     python scripts/arena.py games=300 players.mcts_maxn.simulations=800
     python scripts/arena.py seats=[brs,random,random,random] +players.brs='{preset: brs}'
+    python scripts/arena.py '+players.pentobi={kind: gtp, command: "pentobi-gtp --quiet --noresign"}' seats=[pentobi,random,random,random]
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ def main(cfg: DictConfig) -> None:
     match = Match(game=cfg.game, seats=list(cfg.seats),
                   players=OmegaConf.to_container(cfg.players, resolve=True),
                   random_opening_moves=cfg.random_opening_moves)
-    summary = run_match(match, games=cfg.games, seed=cfg.seed, out_dir=out_dir,
-                        workers=cfg.workers, progress=cfg.progress)
+    try:
+        summary = run_match(match, games=cfg.games, seed=cfg.seed, out_dir=out_dir,
+                            workers=cfg.workers, progress=cfg.progress, resume=cfg.resume,
+                            backend=cfg.backend, gpus_per_worker=cfg.gpus_per_worker,
+                            ray_address=cfg.ray_address)
+    except ValueError as err:
+        raise SystemExit(f"arena: {err}") from None
     print(format_summary(summary))
     print(f"games and summary.json in {out_dir}")
 

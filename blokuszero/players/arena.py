@@ -163,7 +163,8 @@ def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
     for key in definition:
         if stored.get(key) != definition[key]:
             raise ValueError(f"cannot resume in {out_dir}: its games were played with {key} = "
-                             f"{stored.get(key)!r}, this match has {definition[key]!r}")
+                             f"{stored.get(key)!r}, this match has {definition[key]!r}; "
+                             f"use another out_dir")
     records = {}
     for r in load_records(out_dir / "games.jsonl"):
         if r["seed"] != game_seed(seed, r["index"]):
@@ -288,4 +289,9 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     for name, p in summary["players"].items():
         lines.append(f"{name:20s} {p['games']:6d} {p['wins']:6d} {p['win_rate']:9.1%}  "
                      f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f}")
+    speed = summary.get("speed") or {}
+    if speed.get("games_per_hour"):
+        lines.append(f"{speed['games_played']} games played here in {speed['wall_seconds']:.0f} s: "
+                     f"{speed['games_per_hour']:.1f} games per hour with {speed['workers']} "
+                     f"worker(s), {speed['cpu_seconds_per_game']:.1f} CPU seconds per game")
     return "\n".join(lines)
