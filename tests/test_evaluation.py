@@ -167,3 +167,12 @@ def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
     by_processes = run_match(match, 4, 1, tmp_path / "processes", workers=1, progress=False)
     assert by_ray.pop("speed")["backend"] == "ray" and by_processes.pop("speed")["backend"] == "process"
     assert by_ray == by_processes
+
+
+def test_workers_use_one_torch_thread_even_when_torch_came_first():
+    # Spawned workers import the parent's main module (scripts/evaluate.py imports torch) before
+    # the initializer runs; two spinning threads per worker cost 30x the CPU time on 2 busy cores.
+    code = ("import torch; torch.set_num_threads(2); from blokuszero.players.arena import "
+            "_one_thread_per_worker; _one_thread_per_worker(); print(torch.get_num_threads())")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "1"

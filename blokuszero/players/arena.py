@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -121,10 +122,14 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
 
 
 def _one_thread_per_worker() -> None:
-    # Workers run side by side: one math-library thread each, set before torch is imported,
-    # or they oversubscribe the cores (measured 5x slower with 2 workers on 2 cores).
+    # Workers run side by side: one math-library thread each, or they oversubscribe the cores
+    # (measured 5x slower with 2 workers on 2 cores). Spawned workers import the parent's main
+    # module first, and torch with it if that imports torch (scripts/evaluate.py does): then
+    # the variables come too late and torch must be told directly.
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[name] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def match_definition(match: Match, seed: int) -> dict[str, Any]:
