@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from .games.blokus import BlokusGame
+from .players.arena import set_math_threads
 from .players.factory import PRESETS, make_player, resolve_spec
 from .players.gtp import BlokusGtpEngine
 
@@ -49,6 +50,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--set", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="any other option of the player (see blokuszero/players/factory.py), repeatable")
     parser.add_argument("--seed", type=int, default=0, help="random seed (set_random_seed changes it)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: a search evaluates one position at a time)")
     parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")
     return parser.parse_args(argv)
 
@@ -67,6 +70,7 @@ def player_spec(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    set_math_threads(args.threads)
     game = BlokusGame()
     try:
         spec = player_spec(args)
