@@ -176,3 +176,12 @@ def test_workers_use_one_torch_thread_even_when_torch_came_first():
             "set_math_threads; set_math_threads(); print(torch.get_num_threads())")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1"
+
+
+def test_a_new_match_in_the_same_directory_replaces_the_stored_games(tmp_path):
+    match = Match("blokus", ["a", "b", "b", "b"], {"a": {"preset": "random"}, "b": {"preset": "random"}})
+    run_match(match, 3, 0, tmp_path, progress=False)
+    assert len(list((tmp_path / "games").iterdir())) == 3
+    run_match(match, 1, 5, tmp_path, progress=False)  # another seed: the old games go
+    assert [p.name for p in (tmp_path / "games").iterdir()] == ["game_00000.blksgf"]
+    assert len(load_records(tmp_path / "games.jsonl")) == 1

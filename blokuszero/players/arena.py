@@ -247,8 +247,13 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     out_dir = Path(out_dir)
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     records = _resume(match, seed, games, out_dir) if resume else []
-    # The stored records are rewritten whole (a torn last line goes), then appended to.
+    # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
+    # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
     _write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    kept = {f"game_{r['index']:05d}.blksgf" for r in records}
+    for old in (out_dir / "games").glob("game_*.blksgf"):
+        if old.name not in kept:
+            old.unlink()
     _write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
     watched = match.seats[0]
     bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",

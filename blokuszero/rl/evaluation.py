@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import ray
-import torch
 
 from ..players.evaluation import Candidate, evaluate
 
@@ -42,7 +41,6 @@ class Evaluator:
     """Plays evaluation matches for one run; results stay in ``run_dir/eval``."""
 
     def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int) -> None:
-        torch.set_num_threads(max(1, int(settings.num_cpus)))
         self.settings = settings
         self.out_dir = Path(run_dir) / "eval"
         self.run_name = run_name
