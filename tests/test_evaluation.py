@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -70,7 +71,8 @@ def run_dir(tmp_path_factory) -> Path:
     for step in (10, 20):
         with torch.no_grad():
             next(model.parameters()).add_(0.01)  # a network that changes from step to step
-        save_network(run / "checkpoints", step, "b2c32conv", model.state_dict(), config)
+        save_network(run / "checkpoints", step, "b2c32conv", model.state_dict(), config,
+                     model_config=dataclasses.asdict(model.config))
     return run
 
 

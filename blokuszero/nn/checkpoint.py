@@ -92,10 +92,13 @@ def load_network(path: str | Path):
 
 
 def save_network(directory: str | Path, step: int, model_name: str, weights: dict,
-                 config: str | None = None, keep: int = 10**9) -> Path:
+                 config: str | None = None, keep: int = 10**9, model_config: dict | None = None) -> Path:
     """A checkpoint holding only a network (what players load): no optimiser, counters or
-    generator states. The evaluator keeps one per evaluated step; tests make them too."""
+    generator states. The evaluator keeps one per evaluated step; tests make them too.
+    ``model_config``: the network's shape, so that it loads even if its named size changes."""
     payload = {"learner": {"model": weights, "step": step}, "model_name": model_name}
+    if model_config is not None:
+        payload["model_config"] = model_config
     if config is not None:
         payload["config"] = config  # the run's resolved config, as JSON
     return save_checkpoint(directory, step, payload, keep)

@@ -16,6 +16,7 @@ actor plays a small match for new checkpoints (see :mod:`.evaluation`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import time
@@ -258,7 +259,8 @@ class Trainer:
         if self._evaluating is None and due:
             # Its own copy of the network: the training checkpoints rotate away.
             path = save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
-                                self.learner.weights(), json.dumps(self.config))
+                                self.learner.weights(), json.dumps(self.config),
+                                model_config=dataclasses.asdict(self.learner.model.config))
             self._evaluating = self.evaluator.evaluate.remote(str(path), step)
             self._evaluated_step = step
 
