@@ -9,6 +9,8 @@ Rerunning the same command resumes the run in runs/<name> from its newest good c
 
 from __future__ import annotations
 
+import sys
+
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
@@ -19,7 +21,10 @@ from blokuszero.rl.trainer import Trainer
 def main(cfg: DictConfig) -> None:
     config = OmegaConf.to_container(cfg, resolve=True)
     config.pop("hydra", None)
-    summary = Trainer(config, cfg.run_dir, progress=cfg.progress).run()
+    try:
+        summary = Trainer(config, cfg.run_dir, progress=cfg.progress).run()
+    except ValueError as err:  # a broken config or checkpoint: say what, without a traceback
+        sys.exit(f"train.py: {err}")
     print(f"done: step {summary['step']}, {summary['games']} self-play games; run directory {cfg.run_dir}")
 
 

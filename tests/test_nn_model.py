@@ -49,6 +49,7 @@ def test_named_sizes_match_their_names():
     for name, config in MODEL_SIZES.items():
         suffix = "conv" if config.policy_head == "conv" else ""
         assert name == f"b{config.blocks}c{config.filters}{suffix}"
+        assert (config.value_head == "pool") == (config.policy_head == "conv")
     assert MODEL_SIZES["b10c128"].policy_head == "fc"  # the paper's
     with pytest.raises(dataclasses.FrozenInstanceError):
         MODEL_SIZES["b2c32"].blocks = 3  # type: ignore[misc]
@@ -63,6 +64,8 @@ def test_build_model():
         build_model("b20c256")
     with pytest.raises(ValueError, match="policy_head 'attention'"):
         build_model("b2c32", policy_head="attention")
+    with pytest.raises(ValueError, match="value_head 'mlp'"):
+        build_model("b2c32", value_head="mlp")
     with pytest.raises(ValueError, match="Blokus placement table"):
         PolicyValueNet(ModelConfig(blocks=1, filters=8, board_size=14, policy_head="conv"))
 
@@ -163,3 +166,20 @@ def test_conv_head_logits_depend_on_the_position():
     anchors = net.policy_map.index % 400
     far = (anchors % 20 > 5) | (anchors // 20 > 5)
     assert changed.any() and not changed[far].any()
+
+
+def test_pooled_value_head_sees_where_nothing_is_but_not_where():
+    """The pooled head reads board-wide means: the same stones moved within the
+    interior (beyond the trunk's 5-square reach from the edges) give the same value, which
+    the paper's FC head, reading every square, does not."""
+    torch.manual_seed(3)
+    planes = torch.zeros(3, 33, 20, 20)
+    planes[1, 0, 7:9, 7:9] = 1  # a 2x2 block of the mover's squares...
+    planes[2, 0, 10:12, 9:11] = 1  # ...and the same block three rows down, two columns right
+    for name, same in (("b2c32conv", True), ("b2c32", False)):
+        net = build_model(name).eval()
+        with torch.no_grad():
+            _, values = net(planes)
+        assert not torch.allclose(values[0], values[1], atol=1e-6)
+        assert torch.allclose(values[1], values[2], atol=1e-6) == same
+    assert build_model("b2c32conv").value_fc1.in_features == 32  # one mean per filter

@@ -39,6 +39,17 @@ def test_puct():
     assert rule.select(small_tree(), 0) == 1 + int(np.argmax(scores))
 
 
+def test_puct_first_play_urgency_from_the_parent():
+    tree = small_tree()
+    tree.value_sum[0] = [-4.5, 3.0]  # the root's mean value for player 0: -0.3
+    scores = PUCT(c_base=19_625, c_init=1.25, q_init="parent").scores(tree, 0)
+    c_s = math.log((1 + 15 + 19_625) / 19_625) + 1.25
+    assert scores[0] == pytest.approx(0.6 + c_s * 0.5 * math.sqrt(15) / 11)  # visited: its own Q
+    assert scores[2] == pytest.approx(-0.3 + c_s * 0.2 * math.sqrt(15) / 1)
+    with pytest.raises(ValueError, match="q_init"):
+        PUCT(q_init="zero")
+
+
 def test_progressive_history():
     rule = ProgressiveHistory(c=0.2, w=5.0)
     rule.reset(num_players=2, num_actions=8)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import signal
 import subprocess
@@ -18,7 +20,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from blokuszero.games.blokus import BlokusGame
-from blokuszero.nn.checkpoint import checkpoint_paths, latest_checkpoint, load_checkpoint, save_checkpoint
+from blokuszero.nn.checkpoint import (checkpoint_paths, latest_checkpoint, load_checkpoint, load_network,
+                                      save_checkpoint)
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
 from blokuszero.rl.learner import Learner, LearnerSettings
@@ -135,6 +138,22 @@ def test_corrupt_checkpoint_is_reported_and_skipped(tmp_path):
         load_checkpoint(newest)
 
 
+def test_checkpoint_keeps_the_network_shape(tmp_path):
+    """A checkpoint loads as the network it was trained as, and a run refuses to resume from
+    one whose network has another shape than its configured model (say after an upgrade)."""
+    torch.manual_seed(0)
+    model = build_model("b2c32conv", value_hidden=16)
+    learner = Learner(model, LearnerSettings())
+    learner.step = 5
+    save_checkpoint(tmp_path / "checkpoints", 5, {
+        "learner": learner.state_dict(), "counters": {}, "rng": {}, "model_name": "b2c32conv",
+        "model_config": dataclasses.asdict(model.config), "config": "{}"})
+    loaded, step = load_network(tmp_path / "checkpoints" / "ckpt_000000005.pt")
+    assert step == 5 and loaded.config == model.config
+    with pytest.raises(ValueError, match="network of another shape .* start a new run"):
+        Trainer(tiny_config(tmp_path), tmp_path, progress=False).run()
+
+
 def test_checkpoints_rotate(tmp_path):
     for step in range(1, 6):
         save_checkpoint(tmp_path, step, {"step": step}, keep=2)
@@ -146,6 +165,11 @@ def test_bad_config_names_the_key(tmp_path):
     config["train"]["steps"] = 5
     with pytest.raises(ValueError, match=r"config group 'train': unknown key\(s\) \['steps'\]"):
         Trainer(config, tmp_path)
+    config = tiny_config(tmp_path, "optimizer.momentum=fast")
+    with pytest.raises(ValueError, match="config group 'optimizer': momentum must be float, not 'fast'"):
+        Trainer(config, tmp_path)
+    for overrides in ((), ("hardware=gpu8", "experiment=paper")):  # the shipped configs pass
+        Trainer(tiny_config(tmp_path, *overrides), tmp_path)
 
 
 def test_tiny_run_killed_and_resumed(tmp_path, request):

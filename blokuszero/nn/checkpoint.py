@@ -82,11 +82,16 @@ def latest_checkpoint(directory: str | Path,
 
 
 def load_network(path: str | Path):
-    """The trained network of a training checkpoint, in eval mode, and its step."""
-    from .model import build_model
+    """The trained network of a training checkpoint, in eval mode, and its step.
+
+    The network is built from the shape stored with it, so a checkpoint still loads after the
+    named size it was trained as has changed.
+    """
+    from .model import ModelConfig, PolicyValueNet, build_model
 
     state = load_checkpoint(path)
-    model = build_model(state["model_name"])
+    stored = state.get("model_config")
+    model = PolicyValueNet(ModelConfig(**stored)) if stored else build_model(state["model_name"])
     model.load_state_dict(state["learner"]["model"])
     return model.eval(), int(state["learner"]["step"])
 

@@ -4,8 +4,9 @@ Trunk: conv 3x3 + BN + ReLU, then residual blocks of two 3x3 convolutions (BN, R
 Policy head, ``policy_head="fc"`` (the paper's): conv 1x1 (2 filters) + BN + ReLU, fully
 connected to 30,433 logits. ``policy_head="conv"`` (not in the paper; for fast CPU runs, where
 the 24M-weight FC dominates the cost of a small net): see :class:`ConvPolicyHead`.
-Value head: conv 1x1 (4 filters) + BN + ReLU, FC 256 + ReLU, FC 4 + tanh, one value per
-player in the mover's frame (see :mod:`.encoder`).
+Value head, ``value_head="fc"`` (the paper's): conv 1x1 (4 filters) + BN + ReLU, FC 256 + ReLU,
+FC 4 + tanh, one value per player in the mover's frame (see :mod:`.encoder`).
+``value_head="pool"`` (not in the paper; for short runs): see :class:`PooledValueHead`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..games.blokus import tables as T
 from .encoder import BOARD_SIZE, NUM_ACTIONS, NUM_PLANES, NUM_PLAYERS
 
 POLICY_HEADS = ("fc", "conv")
+VALUE_HEADS = ("fc", "pool")
 
 
 @dataclass(frozen=True)
@@ -37,13 +39,17 @@ class ModelConfig:
     num_actions: int = NUM_ACTIONS
     num_players: int = NUM_PLAYERS
     policy_head: str = "fc"  # one of POLICY_HEADS: "fc" (the paper's) or "conv"
+    value_head: str = "fc"  # one of VALUE_HEADS: "fc" (the paper's) or "pool"
 
     def __post_init__(self) -> None:
         if self.policy_head not in POLICY_HEADS:
             raise ValueError(f"policy_head {self.policy_head!r} is not one of {POLICY_HEADS}")
+        if self.value_head not in VALUE_HEADS:
+            raise ValueError(f"value_head {self.value_head!r} is not one of {VALUE_HEADS}")
 
 
-#: Named sizes, KataGo style: b<blocks>c<filters>, suffix "conv" for the convolutional policy head.
+#: Named sizes, KataGo style: b<blocks>c<filters>; suffix "conv": no board-sized FC layer in
+#: either head (the convolutional policy head and the pooled value head).
 MODEL_SIZES: dict[str, ModelConfig] = {
     # Tests and smoke runs on a laptop CPU: the trunk is tiny; the policy FC (24M) stays.
     "b2c32": ModelConfig(blocks=2, filters=32),
@@ -51,9 +57,12 @@ MODEL_SIZES: dict[str, ModelConfig] = {
     "b4c64": ModelConfig(blocks=4, filters=64),
     # The paper's network (seed 004 §4.1), chosen there to train in about three months on 8 GPUs.
     "b10c128": ModelConfig(blocks=10, filters=128),
-    # The same small trunks without the 24M-weight policy FC: fast CPU self-play and tests.
-    "b2c32conv": ModelConfig(blocks=2, filters=32, policy_head="conv"),
-    "b4c64conv": ModelConfig(blocks=4, filters=64, policy_head="conv"),
+    # The same small trunks without the 24M-weight policy FC (fast CPU self-play) and with a
+    # pooled value head (32 filters, 64 hidden units) that learns from few games.
+    "b2c32conv": ModelConfig(blocks=2, filters=32, policy_head="conv", value_head="pool",
+                             value_filters=32, value_hidden=64),
+    "b4c64conv": ModelConfig(blocks=4, filters=64, policy_head="conv", value_head="pool",
+                             value_filters=64, value_hidden=128),
 }
 
 
@@ -141,7 +150,13 @@ class PolicyValueNet(nn.Module):
             self.policy_map = ConvPolicyHead(c.filters, c.board_size, c.num_actions)
         self.value_conv = nn.Sequential(_conv(c.filters, c.value_filters, 1),
                                         nn.BatchNorm2d(c.value_filters), nn.ReLU())
-        self.value_fc1 = nn.Linear(c.value_filters * squares, c.value_hidden)
+        # "pool" reads the value from the mean of each filter over the board instead of from
+        # every square: filters inputs, not filters x 400. Counting squares per colour is then
+        # one weight per filter, and the head has far fewer weights with which to memorise the
+        # few hundred games of a short run. (Board-wide maxima, tried too, are several times
+        # larger than means and drove tanh into saturation at the CPU default's learning rate.)
+        value_inputs = c.value_filters if c.value_head == "pool" else c.value_filters * squares
+        self.value_fc1 = nn.Linear(value_inputs, c.value_hidden)
         self.value_fc2 = nn.Linear(c.value_hidden, c.num_players)
         self._initialise()
 
@@ -167,7 +182,10 @@ class PolicyValueNet(nn.Module):
             logits = self.policy_fc(self.policy_conv(x).flatten(1))
         else:
             logits = self.policy_map(x)
-        hidden = torch.relu(self.value_fc1(self.value_conv(x).flatten(1)))
+        v = self.value_conv(x)
+        if self.config.value_head == "pool":
+            v = v.mean(dim=(2, 3))
+        hidden = torch.relu(self.value_fc1(v.flatten(1)))
         return logits, torch.tanh(self.value_fc2(hidden))
 
 

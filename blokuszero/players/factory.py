@@ -51,7 +51,7 @@ _OPTIONS = {
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
-    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "device",
+    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "q_init", "device",
                                  "temperature_moves", "cache_size"},
     # command: the command line of an external Blokus GTP engine (e.g. "pentobi-gtp --quiet").
     "gtp": {"command"},
@@ -130,7 +130,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
         model = build_model(s.get("model", "b2c32conv"))
     evaluator = NetworkEvaluator(model, device=s.get("device", "cpu"), cache_size=s.get("cache_size", 0))
     config = MCTSConfig(**{"expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    rule = PUCT(s.get("c_base", 19_625.0), s.get("c_init", 1.25))
+    rule = make_rule("puct", s)
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
                       temperature_moves=s.get("temperature_moves", 0))
 

@@ -28,6 +28,7 @@ class SelfPlaySettings:
     simulations: int = 800  # per move (SPEC §3)
     c_base: float = 19_625.0
     c_init: float = 1.25
+    q_init: float | str = 0.0  # Q of unvisited children: a number or "parent" (see PUCT)
     dirichlet_alpha: float = 0.02
     dirichlet_epsilon: float = 0.25
     temperature_moves: int = 20  # moves 1..20 sampled by visit count, then argmax
@@ -75,7 +76,7 @@ class LockstepSelfPlay:
         config = MCTSConfig(tree="maxn", simulations=s.simulations, expand_threshold=0,
                             dirichlet_alpha=s.dirichlet_alpha, dirichlet_epsilon=s.dirichlet_epsilon,
                             virtual_loss=s.leaves_per_tree > 1)
-        mcts = MCTS(self.game, config, PUCT(s.c_base, s.c_init), self.evaluator, game_seed)
+        mcts = MCTS(self.game, config, PUCT(s.c_base, s.c_init, s.q_init), self.evaluator, game_seed)
         return _Slot(self.game.new_initial_state(), mcts, RecordBuilder(game_seed, self.weights_version))
 
     def play(self, num_games: int, on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayStats:

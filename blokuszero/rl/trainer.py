@@ -20,6 +20,7 @@ import dataclasses
 import json
 import subprocess
 import time
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,14 @@ def _settings(cls, values: dict[str, Any], group: str):
     unknown = set(values) - known
     if unknown:
         raise ValueError(f"config group {group!r}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
+    hints = typing.get_type_hints(cls)
+    for key, value in values.items():
+        allowed = typing.get_args(hints[key]) or (hints[key],)
+        # A whole number is a fine float; True/False are not numbers here.
+        allowed = tuple(t for a in allowed for t in ((int, float) if a is float else (a,)))
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            names = " or ".join("None" if a is type(None) else a.__name__ for a in typing.get_args(hints[key]) or (hints[key],))
+            raise ValueError(f"config group {group!r}: {key} must be {names}, not {value!r}")
     return cls(**values)
 
 
@@ -140,7 +149,17 @@ class Trainer:
         buffer_rng = None
         if found is not None:
             path, state = found
-            self.learner.load_state_dict(state["learner"])
+            stored = state.get("model_config")
+            current = dataclasses.asdict(self.learner.model.config)
+            mismatch = (f"checkpoint {path} holds a {state['model_name']} network of another shape "
+                        f"than this run's model {self.model_name}; resume with the code that wrote "
+                        f"it, or start a new run (name=...)")
+            if stored is not None and stored != current:
+                raise ValueError(f"{mismatch}. Stored: {stored}; this run: {current}")
+            try:
+                self.learner.load_state_dict(state["learner"])
+            except RuntimeError as err:  # checkpoints written before shapes were stored
+                raise ValueError(f"{mismatch}. {err}") from None
             self.counters = dict(state["counters"])
             torch.set_rng_state(state["rng"]["torch"])
             buffer_rng = state["rng"]["buffer"]
@@ -239,7 +258,9 @@ class Trainer:
         payload = {"learner": self.learner.state_dict(), "counters": dict(self.counters),
                    "rng": {"torch": torch.get_rng_state(),
                            "buffer": ray.get(self.buffer.rng_state.remote())},
-                   "model_name": self.model_name, "config": json.dumps(self.config)}
+                   "model_name": self.model_name,
+                   "model_config": dataclasses.asdict(self.learner.model.config),
+                   "config": json.dumps(self.config)}
         path = save_checkpoint(self.run_dir / "checkpoints", self.learner.step, payload,
                                self.schedule.keep_checkpoints)
         self._evaluate_new_checkpoint()

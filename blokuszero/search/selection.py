@@ -82,17 +82,24 @@ def progressive_history_scores(first, count, visits, value_sum, mover, action, p
 
 
 @nb.njit(cache=True)
-def puct_scores(first, count, visits, value_sum, mover, prior, parent_visits, c_base, c_init,
-                q_init) -> np.ndarray:
+def puct_scores(node, first, count, visits, value_sum, mover, prior, c_base, c_init, q_init,
+                q_from_parent) -> np.ndarray:
     """AlphaZero's PUCT: ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` with
-    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``; Q = q_init for unvisited children."""
+    ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``. An unvisited child's Q is
+    ``q_init``, or with ``q_from_parent`` the mean value of ``node`` for the child's mover."""
     out = np.empty(count)
+    parent_visits = visits[node]
     c_s = math.log((1.0 + parent_visits + c_base) / c_base) + c_init
     sqrt_n = math.sqrt(parent_visits)
     for i in range(count):
         k = first + i
         n = visits[k]
-        q = value_sum[k, mover[k]] / n if n > 0 else q_init
+        if n > 0:
+            q = value_sum[k, mover[k]] / n
+        elif q_from_parent and parent_visits > 0:
+            q = value_sum[node, mover[k]] / parent_visits
+        else:
+            q = q_init
         out[i] = q + c_s * prior[k] * sqrt_n / (1.0 + n)
     return out
 
@@ -165,14 +172,27 @@ class ProgressiveHistory(UCB1):
 
 
 class PUCT(SelectionRule):
-    """AlphaZero's rule (SPEC §3): c_base = 19,625 and c_init = 1.25 in BlokusZero."""
+    """AlphaZero's rule (SPEC §3): c_base = 19,625 and c_init = 1.25 in BlokusZero.
 
-    def __init__(self, c_base: float = 19_625.0, c_init: float = 1.25, q_init: float = 0.0) -> None:
+    ``q_init``: the Q of an unvisited child, a number (AlphaZero's 0, the paper preset) or
+    ``"parent"``: the parent's mean value for the child's mover (Leela Zero's "first play
+    urgency"). With four players and values +1 win / -1 loss, a typical Q is near -0.5, so a
+    constant 0 ranks every unvisited child above every visited one: the search then visits
+    each child once before it visits any twice, and the values of its children do not shape
+    the visit counts until the simulations outnumber the moves. ``"parent"`` lets a child
+    that evaluated better than its parent be searched again at once.
+    """
+
+    def __init__(self, c_base: float = 19_625.0, c_init: float = 1.25,
+                 q_init: float | str = 0.0) -> None:
+        if isinstance(q_init, str) and q_init != "parent":
+            raise ValueError(f"q_init must be a number or 'parent', not {q_init!r}")
         self.c_base = c_base
         self.c_init = c_init
         self.q_init = q_init
 
     def scores(self, tree: Tree, node: int) -> np.ndarray:
-        return puct_scores(tree.first_child[node], tree.num_children[node], tree.visits,
-                           tree.value_sum, tree.mover, tree.prior, tree.visits[node],
-                           self.c_base, self.c_init, self.q_init)
+        from_parent = self.q_init == "parent"
+        return puct_scores(node, tree.first_child[node], tree.num_children[node], tree.visits,
+                           tree.value_sum, tree.mover, tree.prior, self.c_base, self.c_init,
+                           0.0 if from_parent else float(self.q_init), from_parent)
