@@ -40,8 +40,10 @@ class EvalSettings:
 class Evaluator:
     """Plays evaluation matches for one run; results stay in ``run_dir/eval``."""
 
-    def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int) -> None:
+    def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int,
+                 puct: dict[str, Any]) -> None:
         self.settings = settings
+        self.puct = dict(puct)  # the run's c_base, c_init, q_init: the network searches as in self-play
         self.out_dir = Path(run_dir) / "eval"
         self.run_name = run_name
         self.seed = seed
@@ -50,7 +52,7 @@ class Evaluator:
         """Play the match for the network saved at ``network_path``; return its curve point."""
         s = self.settings
         candidate = Candidate(step, f"{self.run_name}@{step}", {"checkpoint": network_path})
-        network = {"preset": "alphazero", "simulations": s.simulations, "device": s.device}
+        network = {"preset": "alphazero", "simulations": s.simulations, "device": s.device, **self.puct}
         # Every evaluation plays the same seeds: differences between steps are not the openings'.
         return evaluate([candidate], network, s.opponent, s.games, self.seed, self.out_dir,
                         s.random_opening_moves, workers=s.workers, progress=False, resume=True)[0]
