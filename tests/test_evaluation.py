@@ -17,6 +17,7 @@ from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
 from blokuszero.players.arena import Match, load_records, play_game, run_match
 from blokuszero.players.evaluation import candidates, evaluation_match, find_checkpoints
+from blokuszero.players.factory import resolve_spec
 from blokuszero.players.ladder import describe, fit_elo, load_games
 from blokuszero.protocols.gtp import GtpClient
 
@@ -150,6 +151,9 @@ def test_ladder_reads_every_stored_match(tmp_path):
     assert len(games) == 3 and {p for g in games for p, _ in g} == {"mcts_maxn 10", "random"}
     assert describe({"kind": "alphazero", "checkpoint": "runs/r/checkpoints/ckpt_000001500.pt",
                      "simulations": 800}) == "r@1500, 800 sims"
+    # a search option away from the preset makes another player; the device does not
+    assert describe({**resolve_spec({"preset": "alphazero"}), "q_init": "parent", "device": "cuda",
+                     "simulations": 16}) == "untrained b2c32conv (seed 0), 16 sims, q_init=parent"
 
 
 def test_gtp_engine_serves_a_checkpoint(run_dir):

@@ -163,7 +163,12 @@ def describe(spec: Mapping[str, Any]) -> str:
             name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else str(path)
         else:
             name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
-        return f"{name}, {sims} sims"
+        # Search options away from the preset's change the player; where it runs does not.
+        preset = resolve_spec({"preset": "alphazero"})
+        ignored = {"checkpoint", "model", "init_seed", "simulations", "device", "cache_size"}
+        extra = "".join(f", {k}={v}" for k, v in sorted(spec.items())
+                        if k not in ignored and k != "kind" and preset.get(k, 0.0) != v)
+        return f"{name}, {sims} sims{extra}"
     if kind == "gtp":
         return f"gtp: {spec.get('command')}"
     for preset in PRESETS:
