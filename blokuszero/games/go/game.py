@@ -208,6 +208,19 @@ class GoState(State):
         colours = np.array([p + 1 for p, _ in stones], np.int64)
         E.set_up(self.buf, self.game.width, points, colours, to_move + 1)
 
+    def give_turn(self, player: int) -> None:
+        """Make ``player`` the one to move (GTP lets a controller play either colour at any
+        time, and play on after two passes: a game ended by passes is resumed)."""
+        if player not in (0, 1):
+            raise ValueError(f"player {player} is not 0 (black) or 1 (white)")
+        if self.is_terminal():
+            if self._m(E.META_MOVES) >= self.game.max_game_length:
+                raise ValueError(f"the game is over: it reached its {self.game.max_game_length} moves")
+            self.buf[self._meta + E.META_PASSES] = 0
+        elif self._m(E.META_TOMOVE) != player + 1:
+            self.buf[self._meta + E.META_KO] = 0  # the ko ban was on the other colour
+        self.buf[self._meta + E.META_TOMOVE] = player + 1
+
     def __str__(self) -> str:
         n = self.game.size
         rows = [f"{n - y:2d} " + " ".join(".XO"[c] for c in row) for y, row in enumerate(self.board())]

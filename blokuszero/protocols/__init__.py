@@ -1,0 +1,1 @@
+"""Wire formats between our players and other programs: GTP for Go."""
