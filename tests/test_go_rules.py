@@ -245,3 +245,13 @@ def test_playout_ends_with_no_playable_non_eye_point(size):
                 if state.buf[pt] == E.EMPTY:
                     assert E.is_own_eye(state.buf, game.width, pt, colour) or \
                         E.legal_code(state.buf, game.width, pt, colour) != E.OK
+
+
+def test_search_actions_leave_out_own_true_eyes_only():
+    game = GoGame(5)
+    # A1 is a true eye of Black; B2 touches a white stone, so it is no eye.
+    state = position(game, [".....", "O.O..", "XOX..", "X.X..", ".XX.."])
+    legal, searched = state.legal_actions(), state.search_actions()
+    a1, b2 = state.string_to_action("A1"), state.string_to_action("B2")
+    assert a1 in legal and a1 not in searched
+    assert set(legal) - set(searched) == {a1} and b2 in searched

@@ -331,17 +331,6 @@ def move_code(buf, w, pt, colour, superko):
 
 
 @nb.njit(cache=True)
-def legal_points(buf, w, colour, superko, out):
-    """Write the legal points of ``colour`` to ``out``; their count (the pass not included)."""
-    n = 0
-    for pt in range(w * w):
-        if buf[pt] == EMPTY and move_code(buf, w, pt, colour, superko) == OK:
-            out[n] = pt
-            n += 1
-    return n
-
-
-@nb.njit(cache=True)
 def is_own_eye(buf, w, pt, colour):
     """Whether empty ``pt`` is a true eye of ``colour``: all four neighbours are its stones
     (or the edge), and the diagonals hold no enemy stone on the edge, at most one inside."""
@@ -359,6 +348,19 @@ def is_own_eye(buf, w, pt, colour):
         elif c == enemy:
             bad += 1
     return bad == 0 or (edge == 0 and bad == 1)
+
+
+@nb.njit(cache=True)
+def legal_points(buf, w, colour, superko, skip_own_eyes, out):
+    """Write the legal points of ``colour`` to ``out`` (without its own true eyes if
+    ``skip_own_eyes``); their count (the pass not included)."""
+    n = 0
+    for pt in range(w * w):
+        if buf[pt] == EMPTY and not (skip_own_eyes and is_own_eye(buf, w, pt, colour)) \
+                and move_code(buf, w, pt, colour, superko) == OK:
+            out[n] = pt
+            n += 1
+    return n
 
 
 @nb.njit(cache=True)

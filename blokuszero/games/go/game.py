@@ -97,11 +97,20 @@ class GoState(State):
     def legal_actions(self, player: int | None = None) -> np.ndarray:
         """Sorted legal actions of the player to move, the pass (always legal) last; none at
         the end. Only the player to move may be asked."""
+        return self._actions(player, False)
+
+    def search_actions(self) -> np.ndarray:
+        """The legal actions a search considers: all but filling one's own true eye (never
+        better under area scoring; the playouts skip them too)."""
+        return self._actions(None, True)
+
+    def _actions(self, player: int | None, skip_own_eyes: bool) -> np.ndarray:
         p = self.current_player()
         if p == TERMINAL or player not in (None, p):
             return np.empty(0, np.int64)
         out = np.empty(self.game.num_actions, np.int64)
-        n = E.legal_points(self.buf, self.game.width, p + 1, self.game.ko_rule == "positional", out)
+        n = E.legal_points(self.buf, self.game.width, p + 1, self.game.ko_rule == "positional",
+                           skip_own_eyes, out)
         # Points run row by row like actions, so the actions come out sorted.
         return np.append(self.game.point_action[out[:n]], self.game.pass_action)
 
