@@ -95,13 +95,12 @@ def play_game(index: int, black: GtpClient, white: GtpClient, referee: GtpClient
         action = game.parse_vertex(vertex)
         moves.append((p, action))
         passes = passes + 1 if action == game.pass_action else 0
-    score = referee.send("final_score")
-    if winner is None:
+    score = referee.send("final_score")  # "B+3.5", "W+0.5" or "0"
+    if winner is not None:  # resignation or a refused move
+        result = f"{'BW'[winner]}+{'R' if 'resigned' in reason else 'F'}"
+    else:
         winner = None if score == "0" else "BW".index(score[0])
-        reason = f"score {score}"
-    result = "0" if winner is None else f"{'BW'[winner]}+{'R' if 'resign' in reason else score[2:] if score != '0' else 'F'}"
-    if "refused" in reason:
-        result = f"{'BW'[winner]}+F"
+        result, reason = score, f"score {score}"
     sgf = write_sgf(game, moves, {"PB": black.name, "PW": white.name, "RE": result,
                                   "GC": f"game {index}; {reason}; referee: {REFEREE}"})
     return {"index": index, "black": black.name, "white": white.name,

@@ -2,7 +2,7 @@
 
 The board is a padded square of side ``W = N + 2`` (a ring of BORDER points), stored with all
 other per-position data in one int64 buffer so that a copy is a single array copy. Sections of
-``M = W * W`` entries each (see :func:`layout`):
+``M = W * W`` entries each, in this order, section k at offset ``k * M``:
 
 - ``COLOR``: EMPTY, BLACK, WHITE or BORDER per point;
 - ``GROUP``: the representative point of the stone's group (its id);
@@ -13,8 +13,8 @@ other per-position data in one int64 buffer so that a copy is a single array cop
   ``LSUM^2 == LIBS * LSQ``: atari is known in O(1), no flood fill per move;
 - ``EMPTY`` / ``EPOS``: the empty points as an unordered list and each point's index in it
   (uniform random playout moves in O(1));
-- ``HIST``: the Zobrist hash of every position of the game (positional superko);
-- ``META``: scalars (see the META_* constants).
+- ``HIST`` (4 N^2 + 1 entries): the Zobrist hash of every position of the game (superko);
+- ``META`` (the last META_LEN entries): scalars (see the META_* constants).
 
 Points are ``(y + 1) * W + (x + 1)``; actions are ``y * N + x`` (row 0 at the top) and
 ``N * N`` is the pass.
@@ -49,13 +49,6 @@ ERROR_MESSAGES = ("is legal", "is on an occupied point", "retakes a ko at once",
 
 _ZOBRIST = np.random.default_rng(20260101).integers(
     1, 2**62, size=(3, (MAX_SIZE + 2) ** 2), dtype=np.int64)
-
-
-def layout(n: int) -> tuple[int, int, int]:
-    """(W, M, total buffer length) for an ``n`` x ``n`` board."""
-    w = n + 2
-    m = w * w
-    return w, m, 9 * m + (max_moves(n) + 1) + META_LEN
 
 
 def max_moves(n: int) -> int:
