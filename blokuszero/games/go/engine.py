@@ -344,6 +344,21 @@ def is_own_eye(buf, w, pt, colour):
 
 
 @nb.njit(cache=True)
+def try_move(buf, w, pt, superko):
+    """The player to move plays at ``pt`` (0: passes) if that is legal; the legality code."""
+    colour = buf[buf.shape[0] - META_LEN + META_TOMOVE]
+    if colour == 0:
+        return ERR_OVER
+    if pt == 0:
+        play_pass(buf, w, colour)
+        return OK
+    code = move_code(buf, w, pt, colour, superko)
+    if code == OK:
+        play(buf, w, pt, colour)
+    return code
+
+
+@nb.njit(cache=True)
 def legal_points(buf, w, colour, superko, skip_own_eyes, out):
     """Write the legal points of ``colour`` to ``out`` (without its own true eyes if
     ``skip_own_eyes``); their count (the pass not included)."""

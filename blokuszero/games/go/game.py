@@ -129,14 +129,10 @@ class GoState(State):
         return None if code == E.OK else f"move {what} {E.ERROR_MESSAGES[code]}"
 
     def apply_action(self, action: int) -> None:
-        error = self.move_error(int(action))
-        if error:
-            raise ValueError(error)
-        colour = self._m(E.META_TOMOVE)
-        if action == self.game.pass_action:
-            E.play_pass(self.buf, self.game.width, colour)
-        else:
-            E.play(self.buf, self.game.width, int(self.game.action_point[action]), colour)
+        game = self.game
+        if not 0 <= action < game.num_actions or E.try_move(
+                self.buf, game.width, int(game.action_point[action]), game.ko_rule == "positional") != E.OK:
+            raise ValueError(self.move_error(int(action)))
 
     def clone(self) -> GoState:
         return GoState(self.game, self.buf.copy())
