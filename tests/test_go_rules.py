@@ -255,3 +255,17 @@ def test_search_actions_leave_out_own_true_eyes_only():
     a1, b2 = state.string_to_action("A1"), state.string_to_action("B2")
     assert a1 in legal and a1 not in searched
     assert set(legal) - set(searched) == {a1} and b2 in searched
+
+
+def test_give_turn_moves_out_of_turn_and_resumes_after_two_passes():
+    state = position(GoGame(5), KO)
+    play(state, "C4")  # the ko ban is on White now
+    state.give_turn(0)  # Black again: the ban no longer applies to anyone
+    play(state, "E1")
+    assert state.move_error(state.string_to_action("B4")) is None
+    play(state, "pass", "pass")
+    assert state.is_terminal()
+    state.give_turn(1)
+    assert state.current_player() == 1 and not state.is_terminal()
+    with pytest.raises(ValueError, match="not 0"):
+        state.give_turn(2)

@@ -35,6 +35,7 @@ class GoGame(Game):
         self.size = size
         self.komi = float(komi)
         self.ko_rule = ko_rule
+        self.superko = ko_rule == "positional"
         self.name = "go"
         self.num_players = 2
         self.num_actions = size * size + 1
@@ -109,7 +110,7 @@ class GoState(State):
         if p == TERMINAL or player not in (None, p):
             return np.empty(0, np.int64)
         out = np.empty(self.game.num_actions, np.int64)
-        n = E.legal_points(self.buf, self.game.width, p + 1, self.game.ko_rule == "positional",
+        n = E.legal_points(self.buf, self.game.width, p + 1, self.game.superko,
                            skip_own_eyes, out)
         # Points run row by row like actions, so the actions come out sorted.
         return np.append(self.game.point_action[out[:n]], self.game.pass_action)
@@ -125,13 +126,13 @@ class GoState(State):
         if action == self.game.pass_action:
             return None
         code = E.move_code(self.buf, self.game.width, int(self.game.action_point[action]), p + 1,
-                           self.game.ko_rule == "positional")
+                           self.game.superko)
         return None if code == E.OK else f"move {what} {E.ERROR_MESSAGES[code]}"
 
     def apply_action(self, action: int) -> None:
         game = self.game
         if not 0 <= action < game.num_actions or E.try_move(
-                self.buf, game.width, int(game.action_point[action]), game.ko_rule == "positional") != E.OK:
+                self.buf, game.width, int(game.action_point[action]), game.superko) != E.OK:
             raise ValueError(self.move_error(int(action)))
 
     def clone(self) -> GoState:
