@@ -26,6 +26,11 @@ from .search_players import DepthFirstPlayer, MCTSPlayer
 MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2, "w": 5.0,
              "playout": "largest_piece", "epsilon": 0.05, "expand_threshold": 1, "simulations": 800}
 
+#: Go (SPEC §4): Fuego-style RAVE, plain (k = l = 1), over eye-keeping random playouts; no tree
+#: reuse, so AMAF statistics and pattern ids always refer to the current root.
+GO_RAVE = {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.0, "l": 1.0,
+           "playout": "uniform", "simulations": 1000, "reuse_tree": False}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "random": {"kind": "random"},
     "mcts_maxn": MCTS_MAXN,
@@ -36,12 +41,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "maxn": {"kind": "depth_first", "algorithm": "maxn", "max_depth": 4, "node_limit": 20_000},
     "paranoid": {"kind": "depth_first", "algorithm": "paranoid", "max_depth": 4, "node_limit": 20_000},
     "brs": {"kind": "depth_first", "algorithm": "brs", "max_depth": 4, "node_limit": 20_000},
-    # Go (SPEC §4): Fuego-style RAVE over eye-keeping random playouts; AMAF restarts each move.
-    "go_rave": {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.0,
-                "l": 1.0, "playout": "uniform", "simulations": 1000, "reuse_tree": False},
+    "go_rave": GO_RAVE,
     # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
-    "go_rave_pattern": {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.5,
-                        "l": 1.0, "playout": "uniform", "simulations": 1000, "reuse_tree": False},
+    "go_rave_pattern": {**GO_RAVE, "k": 1.5},
     # BlokusZero as evaluated in SPEC §3: no noise, the most visited move.
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
