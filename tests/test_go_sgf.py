@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go.sgf import read_sgf, write_sgf
@@ -53,3 +55,17 @@ def test_setup_stones_variations_and_tt_pass():
 def test_bad_sgf_is_named(text, why):
     with pytest.raises(ValueError, match=why):
         read_sgf(text).replay()
+
+
+def test_main_line_follows_the_first_variation():
+    record = read_sgf("(;SZ[9](;B[aa];W[bb](;B[cc])(;B[dd]))(;B[ee]))")
+    assert [a for _, a in record.moves] == [0, 10, 20]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="();[]\\ABWSZKMPLabcdt019:\n ", max_size=60))
+def test_any_text_reads_or_fails_with_value_error(text):
+    try:
+        read_sgf(text).replay()
+    except ValueError:
+        pass
