@@ -63,7 +63,8 @@ def test_errors_name_the_problem_and_change_nothing():
                       ("play x C4", "is not a colour"), ("boardsize 30", "unacceptable size"),
                       ("boardsize nine", "not an integer"), ("komi lots", "not a number"),
                       ("komi nan", "not a finite"), ("fly", "unknown command: fly"),
-                      ("time_settings 1 2", "expected time_settings"), ("12", "no command")):
+                      ("time_settings 1 2", "expected time_settings"), ("12", "no command"),
+                      ("² name", "unknown command: ²")):
         response = ask(e, line)
         assert response.startswith("?") and why in response, (line, response)
     assert np.array_equal(e.state.buf, before) and e.history == history

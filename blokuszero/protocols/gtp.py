@@ -89,7 +89,7 @@ class GtpEngine:
             return None
         words = text.split()
         ident = ""
-        if words[0].isdigit():
+        if words[0].isascii() and words[0].isdigit():  # an id: ASCII digits only ('²' is not)
             ident = words.pop(0)
             if not words:
                 return f"?{ident} no command after the id\n\n"
