@@ -25,6 +25,7 @@ def test_parse_command_ids_comments_and_control_characters():
     assert parse_command("12 play 1 a1 # comment") == ("12", "play", ["1", "a1"])
     assert parse_command("\tgenmove\x01  blue\r") == ("", "genmove", ["blue"])
     assert parse_command("   # only a comment") is None
+    assert parse_command("² name") == ("", "²", ["name"])  # an id is ASCII digits only
     assert parse_command("") is None
     assert parse_command("7") == ("7", "", [])
 
@@ -33,7 +34,7 @@ def test_format_response():
     assert format_response("", True, "") == "=\n\n"
     assert format_response("3", False, "bad") == "?3 bad\n\n"
     # blank lines would end the answer early; a leading newline puts a board on its own lines
-    assert format_response("", True, "\nrow 2\n\nrow 1\n") == "= \nrow 2\nrow 1\n\n"
+    assert format_response("", True, "\nrow 2\n\nrow 1\n") == "=\nrow 2\nrow 1\n\n"
 
 
 def random_engine(seed: int = 0) -> BlokusGtpEngine:

@@ -16,7 +16,9 @@ Room for what later games need, without changing this interface:
 Optional methods that search uses when a game has them:
 
 - ``playout(policy, epsilon) -> (players, actions)``: a fast random playout to the end;
-- ``apply_action_for(player, action, next_player)``: a move out of turn (Best-Reply Search).
+- ``apply_action_for(player, action, next_player)``: a move out of turn (Best-Reply Search);
+- ``search_actions()``: the legal actions worth searching, when some are never better
+  (Go: filling one's own true eye); MCTS expands these instead of ``legal_actions()``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ from __future__ import annotations
 from .base import Game
 
 
-def make_game(name: str) -> Game:
-    """A game by its name: ``blokus`` or ``tictactoe``."""
+def make_game(name: str, **options) -> Game:
+    """A game by its name: ``blokus``, ``tictactoe``, or ``go`` (options ``size``, ``komi``,
+    ``ko_rule``; ``go9``, ``go13``, ``go19`` name the usual sizes)."""
     if name == "blokus":
         from .blokus import BlokusGame
 
@@ -15,4 +16,8 @@ def make_game(name: str) -> Game:
         from .tictactoe import TicTacToeGame
 
         return TicTacToeGame()
-    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe")
+    if name in ("go", "go9", "go13", "go19"):
+        from .go import GoGame
+
+        return GoGame(**{"size": int(name[2:] or 9), **options})
+    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, go9, go13, go19")

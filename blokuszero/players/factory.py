@@ -17,6 +17,7 @@ from ..games.base import Game, State
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
+from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory
 from .base import Player, RandomPlayer
 from .gtp import GtpPlayer
@@ -25,6 +26,11 @@ from .search_players import DepthFirstPlayer, MCTSPlayer
 #: MCTS-MaxN as SPEC §2 describes the paper's baseline.
 MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2, "w": 5.0,
              "playout": "largest_piece", "epsilon": 0.05, "expand_threshold": 1, "simulations": 800}
+
+#: Go (SPEC §4): Fuego-style RAVE, plain (k = l = 1), over eye-keeping random playouts; no tree
+#: reuse, so AMAF statistics and pattern ids always refer to the current root.
+GO_RAVE = {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.0, "l": 1.0,
+           "playout": "uniform", "simulations": 1000, "reuse_tree": False}
 
 PRESETS: dict[str, dict[str, Any]] = {
     "random": {"kind": "random"},
@@ -36,18 +42,22 @@ PRESETS: dict[str, dict[str, Any]] = {
     "maxn": {"kind": "depth_first", "algorithm": "maxn", "max_depth": 4, "node_limit": 20_000},
     "paranoid": {"kind": "depth_first", "algorithm": "paranoid", "max_depth": 4, "node_limit": 20_000},
     "brs": {"kind": "depth_first", "algorithm": "brs", "max_depth": 4, "node_limit": 20_000},
+    "go_rave": GO_RAVE,
+    # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
+    "go_rave_pattern": {**GO_RAVE, "k": 1.5},
     # BlokusZero as evaluated in SPEC §3: no noise, the most visited move.
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
+_RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency")
 _DEPTH_FIRST_FIELDS = {f.name for f in fields(DepthFirstConfig)}
 # Options besides the search configs': selection rule and its parameters, playouts, move choice.
 _OPTIONS = {
     "random": set(),
     "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
-                            "epsilon", "temperature_moves"},
+                            "epsilon", "temperature_moves", *_RAVE_OPTIONS},
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
@@ -57,15 +67,21 @@ _OPTIONS = {
     "gtp": {"command"},
 }
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
-                   "puct": (PUCT, ("c_base", "c_init", "q_init"))}
+                   "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
 
 
-def make_rule(name: str, options: Mapping[str, Any]):
-    """A selection rule by name, with the options it takes from ``options``."""
+def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
+    """A selection rule by name, with the options it takes from ``options``; RAVE also takes
+    ``game``'s pattern neighbours and pass action where the game has them."""
     if name not in SELECTION_RULES:
         raise ValueError(f"unknown selection rule {name!r}; known: {sorted(SELECTION_RULES)}")
     cls, params = SELECTION_RULES[name]
-    return cls(**{k: options[k] for k in params if k in options})
+    kwargs = {k: options[k] for k in params if k in options}
+    if cls is RAVE and game is not None:
+        if hasattr(game, "pattern_neighbours"):
+            kwargs["neighbours"] = game.pattern_neighbours()
+        kwargs["skip_action"] = getattr(game, "pass_action", -1)
+    return cls(**kwargs)
 
 
 def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,7 +168,7 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
             raise ValueError(f"a gtp player plays blokus (not {game.name}) through the engine "
                              f"command line given as 'command' (got {s.get('command')!r})")
         return GtpPlayer(s["command"], int(rng.integers(2**31)))
-    rule = make_rule(s.get("selection", "ucb1"), s)
+    rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),

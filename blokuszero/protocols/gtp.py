@@ -34,7 +34,7 @@ def parse_command(line: str) -> tuple[str, str, list[str]] | None:
         return None
     words = line.split()
     ident = ""
-    if words[0].isdigit():
+    if words[0].isascii() and words[0].isdigit():  # an id: ASCII digits only ("²" is a digit too)
         ident = words.pop(0)
     if not words:
         return ident, "", []
@@ -46,7 +46,8 @@ def format_response(ident: str, ok: bool, text: str) -> str:
     go; a leading newline stays (a board then starts on the line after the ``=``)."""
     first, *rest = text.rstrip().split("\n")
     body = "\n".join([first.strip(), *(line.rstrip() for line in rest if line.strip())])
-    return f"{'=' if ok else '?'}{ident}{' ' + body if body else ''}\n\n"
+    separator = "" if not body or body.startswith("\n") else " "  # no space before a line break
+    return f"{'=' if ok else '?'}{ident}{separator}{body}\n\n"
 
 
 class GtpEngine:

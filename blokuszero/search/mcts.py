@@ -222,7 +222,8 @@ class MCTS:
             actions = np.concatenate([a for _, a in moves])
             movers = np.concatenate([np.full(len(a), o) for o, a in moves])
             return actions, movers
-        actions = state.legal_actions()
+        # A game may narrow the moves worth searching (Go: no filling of one's own eyes).
+        actions = state.search_actions() if hasattr(state, "search_actions") else state.legal_actions()
         return actions, np.full(len(actions), p)
 
     def _expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:

@@ -1,0 +1,64 @@
+"""``python -m blokuszero.games.go.gtp`` (console script ``blokuszero-go-gtp``): the Go GTP engine.
+
+The command line only; the engine is :class:`blokuszero.players.go_gtp.GoGtpEngine`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .game import GoGame
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="blokuszero-go-gtp",
+        description="A GTP v2 Go engine: MCTS with RAVE (Fuego's form) and optional local-pattern "
+                    "weights (SPEC §4) over eye-keeping random playouts. Reads GTP commands on "
+                    "stdin, answers on stdout.")
+    parser.add_argument("--size", type=int, default=9, help="initial board size (GTP boardsize changes it)")
+    parser.add_argument("--komi", type=float, default=6.5, help="initial komi (GTP komi changes it)")
+    parser.add_argument("--playouts", type=int, default=10_000, help="playouts per move (0: time only)")
+    parser.add_argument("--time", type=float, default=None,
+                        help="seconds per move (with --playouts, whichever ends first); GTP "
+                             "time_settings / time_left shorten it when the clock demands")
+    parser.add_argument("--k", type=float, default=1.5, help="pattern weight k when the ids match (1 = plain RAVE)")
+    parser.add_argument("--l", type=float, default=1.0, help="pattern weight l when they differ")
+    parser.add_argument("--beta-unweighted", action="store_true", help="beta' from unweighted alpha_p")
+    parser.add_argument("--form", choices=("fuego", "gelly_silver"), default="fuego", help="RAVE value form")
+    parser.add_argument("--superko", action="store_true", help="positional superko instead of simple ko")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    parser.add_argument("--name", default="BlokusZero-Go", help="name reported to GTP")
+    return parser
+
+
+def engine_from_args(args: argparse.Namespace):
+    """The engine (a :class:`~blokuszero.players.go_gtp.GoGtpEngine`) the command line describes."""
+    # Imported here: the rules package does not depend on the players above it.
+    from ...players.factory import make_player
+    from ...players.go_gtp import GoGtpEngine
+
+    if args.playouts < 1 and args.time is None:
+        raise SystemExit("error: --playouts 0 needs --time")
+    spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
+            "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form}
+    counter = iter(range(1 << 30))
+
+    def make(game: GoGame):
+        seed = None if args.seed is None else args.seed + next(counter)
+        return make_player(game, spec, seed)
+
+    if not 2 <= args.size <= 25:
+        raise SystemExit(f"error: --size {args.size} is not in [2, 25]")
+    return GoGtpEngine(make, args.size, args.komi, "positional" if args.superko else "simple", args.name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and serve GTP on stdin / stdout."""
+    engine = engine_from_args(build_parser().parse_args(argv))
+    engine.serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

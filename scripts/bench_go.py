@@ -1,0 +1,108 @@
+"""Benchmark Go playouts on one core, for 9x9, 13x13 and 19x19 (SPEC §4).
+
+Three figures per board size:
+
+- ``engine``: eye-keeping random playouts from the empty board inside numba (copy + playout);
+- ``search``: playouts per second of a whole MCTS search with plain Fuego-style RAVE
+  (k = l = 1), tree descent, expansion, playout and AMAF update included;
+- ``search_pattern``: the same with the paper's pattern weights (k, l) = (1.5, 1); the ratio
+  is the cost of the local-similarity method (the paper measured about 7% in Fuego).
+
+Searches alternate between the two rules ``--repeats`` times; the best rate of each is
+reported (the least disturbed by other jobs on the machine) together with the median.
+Usage::
+
+    python scripts/bench_go.py [--sizes 9 13 19] [--seconds 3] [--repeats 5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+from blokuszero.games.go import GoGame
+from blokuszero.games.go import engine as E
+from blokuszero.players.factory import make_player
+from blokuszero.search.mcts import seed_numba
+
+
+@nb.njit(cache=True)
+def _playouts(root, w, n, players, points):
+    moves = 0
+    for _ in range(n):
+        buf = root.copy()
+        moves += E.playout(buf, w, players, points)
+    return moves
+
+
+def engine_rate(game: GoGame, seconds: float) -> tuple[float, float]:
+    """(playouts per second, moves per playout) inside numba."""
+    root = game.new_initial_state().buf
+    players = np.empty(game.max_game_length, np.int64)
+    points = np.empty(game.max_game_length, np.int64)
+    _playouts(root, game.width, 1, players, points)
+    done, moves, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        moves += _playouts(root, game.width, 100, players, points)
+        done += 100
+    return done / (time.perf_counter() - start), moves / done
+
+
+def search_rate(game: GoGame, k: float, simulations: int, seed: int) -> float:
+    """Playouts per second of one RAVE search from the empty board."""
+    player = make_player(game, {"preset": "go_rave", "simulations": simulations, "k": k, "l": 1.0}, seed)
+    state = game.new_initial_state()
+    start = time.perf_counter()
+    player.choose_action(state)
+    return simulations / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 13, 19])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time of the engine measurement")
+    parser.add_argument("--simulations", type=int, default=10_000, help="playouts per search on 9x9 "
+                        "(scaled down by the board's area for larger boards)")
+    parser.add_argument("--repeats", type=int, default=5, help="searches per rule and size")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    seed_numba(0)
+    results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+                     "load_average": os.getloadavg(), "sizes": {}}
+    for size in args.sizes:
+        game = GoGame(size)
+        rate, length = engine_rate(game, args.seconds)
+        simulations = max(500, args.simulations * 81 // (size * size))
+        search_rate(game, 1.0, 50, 0)  # compile and warm up both rules
+        search_rate(game, 1.5, 50, 0)
+        plain, pattern = [], []
+        for r in range(args.repeats):
+            plain.append(search_rate(game, 1.0, simulations, r))
+            pattern.append(search_rate(game, 1.5, simulations, r))
+        entry = {"engine_playouts_per_s": rate, "moves_per_playout": length,
+                 "search_simulations": simulations,
+                 "search_playouts_per_s": max(plain), "search_median": statistics.median(plain),
+                 "search_pattern_playouts_per_s": max(pattern),
+                 "search_pattern_median": statistics.median(pattern),
+                 "pattern_overhead": 1.0 - max(pattern) / max(plain)}
+        results["sizes"][size] = entry
+        print(f"{size}x{size}: engine {rate:,.0f} playouts/s ({length:.0f} moves each); search "
+              f"({simulations} playouts) plain RAVE {max(plain):,.0f}/s (median {statistics.median(plain):,.0f}), "
+              f"pattern (1.5, 1) {max(pattern):,.0f}/s (median {statistics.median(pattern):,.0f}): "
+              f"overhead {entry['pattern_overhead']:.1%}", flush=True)
+    results["load_average_after"] = os.getloadavg()
+    print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
