@@ -87,11 +87,11 @@ def _settings(cls, values: dict[str, Any], group: str):
         raise ValueError(f"config group {group!r}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
     hints = typing.get_type_hints(cls)
     for key, value in values.items():
-        allowed = typing.get_args(hints[key]) or (hints[key],)
+        declared = typing.get_args(hints[key]) or (hints[key],)
         # A whole number is a fine float; True/False are not numbers here.
-        allowed = tuple(t for a in allowed for t in ((int, float) if a is float else (a,)))
+        allowed = tuple(t for a in declared for t in ((int, float) if a is float else (a,)))
         if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
-            names = " or ".join("None" if a is type(None) else a.__name__ for a in typing.get_args(hints[key]) or (hints[key],))
+            names = " or ".join("None" if a is type(None) else a.__name__ for a in declared)
             raise ValueError(f"config group {group!r}: {key} must be {names}, not {value!r}")
     return cls(**values)
 
@@ -143,6 +143,8 @@ class Trainer:
             torch.set_num_threads(hw.learner_threads)
         torch.manual_seed(self.seed)
         self.learner = Learner(build_model(self.model_name), self.learner_settings, hw.learner_device)
+        # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
+        self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
         self.counters = {"games": 0, "positions": 0, "samples": 0, "pending_games": 0, "phase_start": 0}
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self._say)
@@ -150,12 +152,11 @@ class Trainer:
         if found is not None:
             path, state = found
             stored = state.get("model_config")
-            current = dataclasses.asdict(self.learner.model.config)
             mismatch = (f"checkpoint {path} holds a {state['model_name']} network of another shape "
                         f"than this run's model {self.model_name}; resume with the code that wrote "
                         f"it, or start a new run (name=...)")
-            if stored is not None and stored != current:
-                raise ValueError(f"{mismatch}. Stored: {stored}; this run: {current}")
+            if stored is not None and stored != self.model_config:
+                raise ValueError(f"{mismatch}. Stored: {stored}; this run: {self.model_config}")
             try:
                 self.learner.load_state_dict(state["learner"])
             except RuntimeError as err:  # checkpoints written before shapes were stored
@@ -260,7 +261,7 @@ class Trainer:
                    "rng": {"torch": torch.get_rng_state(),
                            "buffer": ray.get(self.buffer.rng_state.remote())},
                    "model_name": self.model_name,
-                   "model_config": dataclasses.asdict(self.learner.model.config),
+                   "model_config": self.model_config,
                    "config": json.dumps(self.config)}
         path = save_checkpoint(self.run_dir / "checkpoints", self.learner.step, payload,
                                self.schedule.keep_checkpoints)
@@ -282,7 +283,7 @@ class Trainer:
             # Its own copy of the network: the training checkpoints rotate away.
             path = save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
                                 self.learner.weights(), json.dumps(self.config),
-                                model_config=dataclasses.asdict(self.learner.model.config))
+                                model_config=self.model_config)
             self._evaluating = self.evaluator.evaluate.remote(str(path), step)
             self._evaluated_step = step
 
