@@ -3,15 +3,21 @@
 Search, networks and players see games only through :class:`Game` and :class:`State`.
 Values are always per-player vectors; two-player zero-sum games are a special case.
 
-Room for what later games need, without changing this interface:
+Utilities: ``returns()`` lie in ``[Game.min_utility, Game.max_utility]`` (GDL goals are 0-100,
+most games here use -1..1); search maps them to its own scale.
 
-- chance nodes (dealing cards): ``current_player()`` returns :data:`CHANCE` and the state
-  offers ``chance_outcomes()``;
+Beyond plain turn-taking, with the same interface:
+
+- chance nodes: ``current_player()`` returns :data:`CHANCE`, ``chance_outcomes()`` lists the
+  outcomes with their probabilities and ``apply_action`` plays the one drawn;
 - simultaneous moves (GDL): ``current_player()`` returns :data:`SIMULTANEOUS`,
-  ``legal_actions(player)`` answers per player and ``apply_actions(joint)`` takes one action
-  per player;
-- hidden information (Daihinmin): ``information_state(player)`` and
-  ``sample_determinization(player, rng)``.
+  ``legal_actions(player)`` answers per player and ``apply_joint_action(joint)`` takes one
+  action per player (index = player);
+- hidden information (Daihinmin): ``information_state_key(player)`` (a 64-bit hash of what
+  ``player`` knows; equal for states ``player`` cannot tell apart) and
+  ``sample_determinization(player, rng)`` (a full state consistent with what ``player`` knows,
+  ``player``'s own private information unchanged). Perfect-information games inherit the
+  defaults: the position's key, and a clone.
 
 Optional methods that search uses when a game has them:
 
@@ -24,6 +30,7 @@ Optional methods that search uses when a game has them:
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -78,6 +85,23 @@ class State(abc.ABC):
         """Whether the game is over."""
         return self.current_player() == TERMINAL
 
+    def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """At a CHANCE node: the outcomes (sorted actions) and their probabilities."""
+        raise NotImplementedError(f"{type(self).__name__} has no chance nodes")
+
+    def apply_joint_action(self, joint: Sequence[int]) -> None:
+        """At a SIMULTANEOUS node: play one action per player (``joint[p]`` for player ``p``);
+        ValueError (state unchanged) if any is illegal."""
+        raise NotImplementedError(f"{type(self).__name__} has no simultaneous moves")
+
+    def information_state_key(self, player: int) -> int:
+        """A 64-bit hash of what ``player`` knows; the position's key under perfect information."""
+        return self.key()
+
+    def sample_determinization(self, player: int, rng: np.random.Generator) -> State:
+        """A full state consistent with what ``player`` knows; a clone under perfect information."""
+        return self.clone()
+
 
 class Game(abc.ABC):
     """Fixed facts of a game and a factory of initial states."""
@@ -85,7 +109,9 @@ class Game(abc.ABC):
     name: str
     num_players: int
     num_actions: int  # size of the fixed action space
-    max_game_length: int  # most actions a game can take
+    max_game_length: int  # most actions (joint actions at simultaneous nodes) a game can take
+    min_utility: float = -1.0  # the lowest entry returns() can have
+    max_utility: float = 1.0  # the highest entry returns() can have
 
     @abc.abstractmethod
     def new_initial_state(self, seed: Seed = None) -> State:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import TERMINAL, Game, State
+from .base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 
 
 def _fail(msg: str) -> None:
@@ -16,11 +16,8 @@ def _snapshot(state: State) -> tuple:
             state.returns().tobytes())
 
 
-def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings: int) -> None:
-    player = state.current_player()
-    if not 0 <= player < game.num_players:
-        _fail(f"current_player() = {player} is not a player of {game.name}")
-    legal = state.legal_actions()
+def _check_actions(game: Game, state: State, legal: np.ndarray, rng: np.random.Generator,
+                   max_strings: int) -> None:
     if len(legal) == 0:
         _fail(f"{game.name}: no legal action before the end of the game")
     if np.any(np.diff(legal) <= 0):
@@ -31,6 +28,29 @@ def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings
         text = state.action_to_string(int(a))
         if state.string_to_action(text) != a:
             _fail(f"{game.name}: action {a} -> {text!r} does not read back")
+
+
+def _joint_legal(state: State, num_players: int) -> list[np.ndarray]:
+    return [state.legal_actions(p) for p in range(num_players)]
+
+
+def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings: int) -> None:
+    player = state.current_player()
+    if player == SIMULTANEOUS:
+        for legal in _joint_legal(state, game.num_players):
+            _check_actions(game, state, legal, rng, max_strings)
+        return
+    if player == CHANCE:
+        outcomes, probs = state.chance_outcomes()
+        _check_actions(game, state, np.asarray(outcomes), rng, max_strings)
+        if len(probs) != len(outcomes) or np.any(np.asarray(probs) < 0) or not np.isclose(
+                np.sum(probs), 1.0):
+            _fail(f"{game.name}: chance_outcomes() probabilities do not form a distribution")
+        return
+    if not 0 <= player < game.num_players:
+        _fail(f"current_player() = {player} is not a player of {game.name}")
+    legal = state.legal_actions()
+    _check_actions(game, state, legal, rng, max_strings)
     # An illegal action raises ValueError and leaves the state as it was.
     illegal = np.setdiff1d(np.arange(game.num_actions), legal)
     if len(illegal):
@@ -53,18 +73,34 @@ def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings
         _fail(f"{game.name}: playing on a clone changed the original")
 
 
-def random_game(game: Game, seed: int, *, checks: bool = True, max_strings: int = 20) -> list[int]:
-    """Play one uniformly random game, checking every position; return its actions."""
+def random_step(state: State, num_players: int, rng: np.random.Generator) -> int | tuple[int, ...]:
+    """Play one random step: a uniform action, a uniform joint action at a SIMULTANEOUS node,
+    or an outcome drawn by its probability at a CHANCE node. Returns what was played."""
+    player = state.current_player()
+    if player == SIMULTANEOUS:
+        joint = tuple(int(rng.choice(legal)) for legal in _joint_legal(state, num_players))
+        state.apply_joint_action(joint)
+        return joint
+    if player == CHANCE:
+        outcomes, probs = state.chance_outcomes()
+        a = int(rng.choice(outcomes, p=probs))
+    else:
+        a = int(rng.choice(state.legal_actions()))
+    state.apply_action(a)
+    return a
+
+
+def random_game(game: Game, seed: int, *, checks: bool = True,
+                max_strings: int = 20) -> list[int | tuple[int, ...]]:
+    """Play one random game, checking every position; return its actions (joint ones as tuples)."""
     rng = np.random.default_rng(seed)
     check_rng = np.random.default_rng([seed, 1])  # checks must not change the game played
     state = game.new_initial_state(rng)
-    actions: list[int] = []
+    actions: list[int | tuple[int, ...]] = []
     while not state.is_terminal():
         if checks:
             _check_state(game, state, check_rng, max_strings)
-        a = int(rng.choice(state.legal_actions()))
-        state.apply_action(a)
-        actions.append(a)
+        actions.append(random_step(state, game.num_players, rng))
         if len(actions) > game.max_game_length:
             _fail(f"{game.name}: longer than max_game_length = {game.max_game_length}")
     if state.current_player() != TERMINAL or len(state.legal_actions()) != 0:
@@ -72,6 +108,9 @@ def random_game(game: Game, seed: int, *, checks: bool = True, max_strings: int 
     returns = state.returns()
     if len(returns) != game.num_players or not np.all(np.isfinite(returns)):
         _fail(f"{game.name}: returns() = {returns} is not one finite value per player")
+    if np.any(returns < game.min_utility) or np.any(returns > game.max_utility):
+        _fail(f"{game.name}: returns() = {returns} outside [{game.min_utility}, "
+              f"{game.max_utility}]")
     return actions
 
 
@@ -81,7 +120,7 @@ def random_positions(game: Game, seed: int) -> list[State]:
     state = game.new_initial_state(rng)
     positions = [state.clone()]
     while not state.is_terminal():
-        state.apply_action(int(rng.choice(state.legal_actions())))
+        random_step(state, game.num_players, rng)
         positions.append(state.clone())
     return positions
 
