@@ -40,7 +40,8 @@ S_TOOK_DAIFUGO = 33  # the daihinmin's strongest two, now the daifugo's
 S_TOOK_FUGO = 34  # the hinmin's strongest card, now the fugo's
 S_MOVES = 35  # actions applied
 S_RULES = 36  # the server's rule switches that are on (R_* bits)
-S_SIZE = 37
+S_SHOWN_LOCK = 37  # the lock as the server's field table shows it after the last turn
+S_SIZE = 38
 
 R_REVOLUTION, R_LOCK, R_SEQUENCE, R_EIGHT_CUT = 1, 2, 4, 8
 ALL_RULES = R_REVOLUTION | R_LOCK | R_SEQUENCE | R_EIGHT_CUT
@@ -353,6 +354,7 @@ def play(s: np.ndarray, action: int) -> None:
         return
     if popcount(s[S_PASSED]) >= 4 - s[S_OUT]:
         clear = True
+    s[S_SHOWN_LOCK] = s[S_LOCK]  # the field table goes out before the clear
     if clear:
         s[S_FIELD] = -1
         s[S_LOCK] = 0

@@ -4,26 +4,36 @@ Per game: the seats and ranks against the match so far, the deal against the ser
 stream (when the record has ``RAND_TYPE`` 1 and its seed) or else the dealing order, the
 strongest cards moved up, the gifts, the player of every submission and whether the server
 accepted it, the finishing order (random ranks after 20 stalled turns drawn as the server
-does) and the cumulative points. Optionally a client (``decide``) is asked at every decision
-of the players it stands for and compared with the submitted table.
+does) and the cumulative points. Optionally clients (one object per player, fed the tables
+the server sends, like :class:`.default_client.DefaultClient`) are asked at every decision and
+their tables compared with the submitted ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
 import numpy as np
 
 from . import engine as E
-from .actions import chance_action, give_action
+from .actions import PASS, chance_action, give_action
 from .cards import hand_to_string, table_to_hand
 from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order, submission
 from .log import GameRecord, MatchRecord, format_cells
 from .match import MatchSettings, ServerRandom
+from .tables import deal_table, field_table, hand_table, rank_row
 
-# decide(state, player, table_seen) -> the table the client would submit
-Decider = Callable[[DaihinminState, int], np.ndarray]
+
+class TableClient(Protocol):
+    """A client that reads the server's tables: the deal (answering with a gift when asked),
+    every hand table (answering on its turn) and every field table."""
+
+    def on_deal(self, table: np.ndarray) -> np.ndarray | None: ...
+
+    def on_hand(self, table: np.ndarray) -> np.ndarray | None: ...
+
+    def on_field(self, table: np.ndarray) -> None: ...
 
 
 class Disagreement(Exception):
@@ -65,17 +75,18 @@ def rules_of(record: MatchRecord) -> tuple[Rules, MatchSettings]:
     return rules, settings
 
 
-def replay_record(record: MatchRecord, decide: Decider | None = None,
-                  clients: set[int] | None = None) -> ReplayReport:
-    """Replay every game of ``record``; ``decide`` is checked at the decisions of ``clients``
-    (default all players)."""
+def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | None = None,
+                  players: set[int] | None = None) -> ReplayReport:
+    """Replay every game of ``record``; with ``make_client``, one client per player of
+    ``players`` (default all) follows the match and is checked at each of its decisions."""
     rules, settings = rules_of(record)
     game = DaihinminGame(rules)
     rng = None
     if record.setting("RAND_TYPE", 0) == 1 and "RANDOM_SEED" in record.header:
         rng = ServerRandom(int(record.header["RANDOM_SEED"]) & 0xFFFFFFFF)
     report = ReplayReport()
-    clients = set(range(NUM_PLAYERS)) if clients is None else clients
+    players = set(range(NUM_PLAYERS)) if players is None else players
+    clients = {p: make_client() for p in players} if make_client else {}
     points = [0] * NUM_PLAYERS
     seats = list(range(NUM_PLAYERS))
     ranks: list[int] | None = None
@@ -94,7 +105,7 @@ def replay_record(record: MatchRecord, decide: Decider | None = None,
             with_exchange = settings.has_exchange(n) and rules.exchange and ranks is not None
             state = DaihinminState.from_deal(game, g.hands, seats, ranks if with_exchange
                                              else None)
-            misses = _replay_game(state, g, rng, decide, clients, report)
+            misses = _replay_game(state, g, rng, clients, ranks if not reset else None, report)
             if misses and report.first_decision_miss is None:
                 report.first_decision_miss = f"game {g.number}: {misses[0]}"
             for rank, p in enumerate(g.result):
@@ -133,21 +144,34 @@ def _check_deal(g: GameRecord, seats: list[int], first: int | None,
 
 
 def _replay_game(state: DaihinminState, g: GameRecord, rng: ServerRandom | None,
-                 decide: Decider | None, clients: set[int], report: ReplayReport) -> list[str]:
+                 clients: dict[int, TableClient], previous: list[int] | None,
+                 report: ReplayReport) -> list[str]:
     misses: list[str] = []
+    previous_order = None if previous is None else sorted(range(NUM_PLAYERS),
+                                                          key=lambda p: previous[p])
 
-    def ask(player: int, logged: np.ndarray, where: str) -> None:
-        if decide is None or player not in clients:
-            return
+    def check(player: int, chosen: np.ndarray | None, logged: np.ndarray, where: str) -> bool:
+        """Compare in log notation: the record cannot tell a joker at column 0 from 14."""
         report.decisions += 1
-        chosen = decide(state, player)
-        if np.array_equal(chosen[:5], logged[:5]):
+        chosen = np.zeros((8, 15), np.int64) if chosen is None else chosen
+        if format_cells(chosen) == format_cells(logged):
             report.decisions_agreed += 1
-        else:
-            misses.append(f"{where}: player {player} chose {format_cells(chosen) or 'pass'}, "
-                          f"the record has {format_cells(logged) or 'pass'}")
+            return True
+        misses.append(f"{where}: player {player} chose {format_cells(chosen) or 'pass'}, "
+                      f"the record has {format_cells(logged) or 'pass'}")
+        return False
 
     s = state.s
+    ranks_now = rank_row(previous_order, [])
+    counts = [bin(h).count("1") for h in g.hands]
+    gives = {}
+    if s[E.S_PHASE] == E.P_GIVE_DAIFUGO:
+        gives = {int(E.player_of_rank(s, 0)): 2, int(E.player_of_rank(s, 1)): 1}
+    for p, client in clients.items():
+        hand = int(s[E.S_HAND + p]) if p in gives or previous is None or previous[p] <= 2 \
+            else g.hands[p]
+        answer = client.on_deal(deal_table(hand, gives.get(p, 0), g.seats, counts, ranks_now))
+        gives[p] = answer if p in gives else None
     if s[E.S_PHASE] == E.P_GIVE_DAIFUGO:
         _expect(len(g.changes) == 4, f"{len(g.changes)} exchange entries, expected 4")
         by_rank = [int(E.player_of_rank(s, r)) for r in range(NUM_PLAYERS)]
@@ -160,7 +184,8 @@ def _replay_game(state: DaihinminState, g: GameRecord, rng: ServerRandom | None,
         for k, (f, t, table) in enumerate(g.changes[2:]):
             giver, taker = by_rank[k], by_rank[4 - k]
             _expect((f, t) == (giver, taker), f"gift {f}->{t}, expected {giver}->{taker}")
-            ask(giver, table, "exchange")
+            if giver in clients:
+                check(giver, gives[giver], table, "exchange")
             action = give_action(table_to_hand(table))
             _expect(state.s[E.S_PHASE] in (E.P_GIVE_DAIFUGO, E.P_GIVE_FUGO)
                     and action in state.legal_actions(),
@@ -168,13 +193,26 @@ def _replay_game(state: DaihinminState, g: GameRecord, rng: ServerRandom | None,
             state.apply_action(action)
     else:
         _expect(not g.changes, "exchange entries in a game without exchange")
+    stage = np.zeros((8, 15), np.int64)
     for i, (player, table) in enumerate(g.plays):
         _expect(state.current_player() == player,
                 f"submission {i} by player {player}, expected player {state.current_player()}"
                 f" ({'game over' if state.is_terminal() else 'to move'})")
-        ask(player, table, f"submission {i}")
-        action, _ = submission(state, table)
+        ranks_now = rank_row(previous_order, [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]])
+        for p, client in clients.items():
+            answer = client.on_hand(hand_table(state, p, ranks_now))
+            if p == player and check(player, answer, table, f"submission {i}"):
+                table = answer  # the client's own table: it places an x joker exactly
+        action, accepted = submission(state, table)
+        if accepted and action != PASS:
+            stage = table  # the field shows the table as its player wrote it
         E.apply(state.s, action)
+        ranks_now = rank_row(previous_order, [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]])
+        shown = field_table(state, stage, player, ranks_now)
+        for client in clients.values():
+            client.on_field(shown)
+        if s[E.S_FIELD] < 0:
+            stage = np.zeros((8, 15), np.int64)
     if state.current_player() == -3:  # 20 stalled turns: the server ranks the rest at random
         order = [int(p) for p in s[E.S_ORDER:E.S_ORDER + int(s[E.S_OUT])]]
         full = rng.finishing_order(order) if rng else g.result

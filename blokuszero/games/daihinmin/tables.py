@@ -107,3 +107,74 @@ def action_to_table(action: int) -> np.ndarray:
     elif kind != T_GIVE and A_JOKER_CELL[action, 0] >= 0:
         table[tuple(A_JOKER_CELL[action])] = 2
     return table
+
+
+def rank_row(previous: list[int] | None, order: list[int]) -> list[int]:
+    """[6][5..9] as the server fills it during a game: rank per player from its rank array,
+    which starts as the previous finishing order and has its first entries overwritten by
+    the players going out (all zeros in the first game after a reset)."""
+    if previous is None:
+        return [0] * 5
+    mibun = list(order) + list(previous[len(order):])
+    row = [0] * 5
+    for rank, p in enumerate(mibun):
+        row[p] = rank
+    return row
+
+
+def _state_rows(table: np.ndarray, state, ranks: list[int]) -> np.ndarray:
+    from . import engine as E
+
+    s = state.s
+    table[5, 5] = 0  # 11-back, off
+    table[5, 6] = s[E.S_REVOLUTION]
+    table[6, 0:5] = [bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]]
+    table[6, 5:10] = ranks
+    table[6, 10:15] = s[E.S_SEAT:E.S_SEAT + 5]
+    return table
+
+
+def hand_table(state, player: int, ranks: list[int]) -> np.ndarray:
+    """The table the server sends ``player`` at the start of a turn: its hand, [5][2] = 1 for
+    the player to move, [5][3] the player to move, [5][4] field empty, lock, counts, ranks,
+    seats."""
+    from . import engine as E
+    from .cards import hand_to_table
+
+    s = state.s
+    table = hand_to_table(int(s[E.S_HAND + player]))
+    mover = int(s[E.S_PLAYER])
+    table[5, 2] = int(player == mover)
+    table[5, 3] = mover
+    table[5, 4] = int(s[E.S_FIELD] < 0)
+    table[5, 7] = s[E.S_LOCK]
+    return _state_rows(table, state, ranks)
+
+
+def field_table(state, stage: np.ndarray, actor: int, ranks: list[int]) -> np.ndarray:
+    """The table the server sends everyone after a turn: the last accepted submission as it
+    was written (``stage``, zeros after a clear), [5][3] the actor, [5][4] whether the field
+    was empty, the lock as it stood before any clear of this turn."""
+    from . import engine as E
+
+    table = np.zeros((8, 15), dtype=np.int64)
+    table[:5] = stage[:5]
+    table[5, 3] = actor
+    table[5, 4] = int(not stage[:5].any())
+    table[5, 7] = state.s[E.S_SHOWN_LOCK]
+    return _state_rows(table, state, ranks)
+
+
+def deal_table(hand: int, give: int, seats: list[int], counts: list[int],
+               ranks: list[int]) -> np.ndarray:
+    """The deal table: the hand, [5][0] = 1, [5][1] the cards to give, [5][3] = 6."""
+    from .cards import hand_to_table
+
+    table = hand_to_table(hand)
+    table[5, 0] = 1
+    table[5, 1] = max(give, 0)
+    table[5, 3] = 6
+    table[6, 0:5] = counts
+    table[6, 5:10] = ranks
+    table[6, 10:15] = seats
+    return table
