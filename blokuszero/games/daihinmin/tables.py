@@ -28,7 +28,7 @@ class Analysis(NamedTuple):
     error: bool
 
 
-def _count(table: np.ndarray) -> tuple[int, bool]:
+def card_count(table: np.ndarray) -> tuple[int, bool]:
     """Cards (cells 1 or 2) in rows 0-4, and the server's card-count error: a natural card in
     a virtual column or row 4, a value other than 0/1/2, more than one joker."""
     cells = table[:5, :15]
@@ -42,7 +42,7 @@ def analyze(table: np.ndarray) -> Analysis:
     """The server's analysis of a submitted table (its type rules, malformed tables included)."""
     cells = np.asarray(table, dtype=np.int64)[:5, :15]
     nonzero = np.argwhere(cells.T != 0)  # column-major: the first non-zero cell by column
-    count, error = _count(cells)
+    count, error = card_count(cells)
     if count == 0:
         return Analysis(15 if not len(nonzero) else int(nonzero[0][0]), 0, 0, T_PASS, False)
     column, row = (int(x) for x in nonzero[0])

@@ -1,0 +1,249 @@
+"""A match server that behaves as the official UECda server ``tndhms`` (UECDA.md §2-4, §6).
+
+It draws seats, first dealers, deals and random ranks from the server's Mersenne Twister
+stream (so a seed deals what the official server deals with it), sends the tables in the
+official order, judges gifts and submissions as it does (an invalid gift is replaced by the
+giver's strongest cards; a rejected submission is a pass answered 8), and writes the official
+game record. Players sit behind :class:`Seat` objects: in-process clients
+(:class:`LocalSeat`) or network connections (``blokuszero.protocols.uecda``).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from . import engine as E
+from .actions import PASS, chance_action, give_action
+from .cards import hand_to_string, strongest_cards
+from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
+from .log import LogWriter, format_cells
+from .match import MatchSettings, ServerRandom
+from .tables import card_count, deal_table, field_table, hand_table, rank_row
+
+ACCEPTED, REJECTED = 9, 8
+GAME_GOES_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
+
+
+class Seat(Protocol):
+    """What the server does with one player, in the protocol's order."""
+
+    name: str
+
+    def deal(self, table: np.ndarray) -> None: ...
+
+    def read_gift(self) -> np.ndarray: ...
+
+    def hand(self, table: np.ndarray) -> None: ...
+
+    def read_play(self) -> np.ndarray: ...
+
+    def reply(self, code: int) -> None: ...
+
+    def field(self, table: np.ndarray) -> None: ...
+
+    def end(self, flag: int) -> None: ...
+
+
+class LocalSeat:
+    """An in-process client (``on_deal`` / ``on_hand`` / ``on_field``, as
+    :class:`.default_client.DefaultClient`) in a seat."""
+
+    def __init__(self, client, name: str) -> None:
+        self.client = client
+        self.name = name
+        self._answer: np.ndarray | None = None
+
+    def deal(self, table: np.ndarray) -> None:
+        self._answer = self.client.on_deal(table)
+
+    def read_gift(self) -> np.ndarray:
+        return _table_or_pass(self._answer)
+
+    def hand(self, table: np.ndarray) -> None:
+        self._answer = self.client.on_hand(table)
+
+    def read_play(self) -> np.ndarray:
+        return _table_or_pass(self._answer)
+
+    def reply(self, code: int) -> None:
+        pass
+
+    def field(self, table: np.ndarray) -> None:
+        self.client.on_field(table)
+
+    def end(self, flag: int) -> None:
+        pass
+
+
+def _table_or_pass(table: np.ndarray | None) -> np.ndarray:
+    return np.zeros((8, 15), np.int64) if table is None else np.asarray(table, np.int64)
+
+
+@dataclass
+class MatchResult:
+    """Points per game (rows: games, columns: players) and the names."""
+
+    names: list[str]
+    points: list[list[int]] = field(default_factory=list)
+
+    def totals(self) -> np.ndarray:
+        return np.sum(self.points, axis=0) if self.points else np.zeros(NUM_PLAYERS, np.int64)
+
+
+def _valid_gift(hand: int, table: np.ndarray, n: int, strict: bool) -> int | None:
+    """The cards of a gift table if the server takes it: exactly ``n`` cards the giver holds
+    (the daifugo's table must also be well formed: ``strict``); None otherwise."""
+    count, bad = card_count(table)
+    if count != n or (strict and bad):
+        return None
+    cells = np.asarray(table)[:5, :15]
+    if (cells == 2).any() and not hand >> 52 & 1:
+        return None
+    ones = np.argwhere(cells == 1)
+    if any(not (r <= 3 and 1 <= c <= 13) for r, c in ones):
+        return None
+    cards = sum(1 << ((int(c) - 1) * 4 + int(r)) for r, c in ones)
+    cards |= (1 << 52) if (cells == 2).any() else 0
+    return cards if cards & ~hand == 0 and bin(cards).count("1") == n else None
+
+
+def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
+              rules: Rules = Rules(), seed: int | None = None, log_path: str | None = None,
+              port: int = 0, on_game: Callable[[int, list[int]], None] | None = None
+              ) -> MatchResult:
+    """Play ``settings.games`` games among the 5 seats (player number = index) as the official
+    server does; write the record to ``log_path`` if given; ``on_game(n, points)`` after each."""
+    if len(seats) != NUM_PLAYERS:
+        raise ValueError(f"a match needs {NUM_PLAYERS} players, not {len(seats)}")
+    seed = int(time.time()) if seed is None else int(seed)
+    rng = ServerRandom(seed)
+    game = DaihinminGame(rules)
+    names = [s.name[:9] for s in seats]
+    writer = None
+    if log_path:
+        writer = LogWriter(log_path, _header(names, rules, settings, seed, port))
+    result = MatchResult(names)
+    seat_order = list(range(NUM_PLAYERS))
+    previous: list[int] | None = None  # finishing order of the last game
+    totals = [0] * NUM_PLAYERS
+    for n in range(1, settings.games + 1):
+        if settings.reseats(n):
+            seat_order = rng.seats()
+        reset = settings.is_reset(n)
+        mibun = previous or list(range(NUM_PLAYERS))  # the server's rank array
+        first = rng.first_dealer() if reset else mibun[0]
+        hands = rng.deal(seat_order, first)
+        exchange = settings.has_exchange(n) and rules.exchange
+        ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
+        state = DaihinminState.from_deal(game, hands, seat_order, ranks if exchange else None)
+        changes = _exchange(state, seats, hands, seat_order, ranks, exchange, reset)
+        order, plays = _play(state, seats, rng, None if reset else mibun,
+                             last=n == settings.games)
+        points = [0] * NUM_PLAYERS
+        for rank, p in enumerate(order):
+            points[p] = 5 - rank
+            totals[p] += 5 - rank
+        result.points.append(points)
+        if writer:
+            writer.game(n - 1, None if reset else ranks, seat_order,
+                        [hand_to_string(h) for h in hands], changes, plays, order, totals)
+        previous = order
+        if on_game:
+            on_game(n, points)
+    if writer:
+        writer.close([("TIME_END", _now()), ("TOTAL_POINT", " ".join(map(str, totals)))])
+    return result
+
+
+def _exchange(state: DaihinminState, seats: Sequence[Seat], dealt: list[int],
+              seat_order: list[int], ranks: list[int], exchange: bool, reset: bool) -> list[str]:
+    """Send the deal tables (daifugo first) and carry out the exchange; the log entries."""
+    s = state.s
+    by_rank = [ranks.index(r) for r in range(NUM_PLAYERS)]
+    counts = [bin(h).count("1") for h in dealt]
+    row = [0] * 5 if reset else ranks
+    changes = []
+    if exchange:
+        changes = [f"{by_rank[4]}{by_rank[0]}{hand_to_string(int(s[E.S_TOOK_DAIFUGO]))}",
+                   f"{by_rank[3]}{by_rank[1]}{hand_to_string(int(s[E.S_TOOK_FUGO]))}"]
+    for rank, p in enumerate(by_rank):
+        hand = dealt[p] if exchange and rank >= 3 else int(s[E.S_HAND + p])
+        give = 2 - rank if exchange else 0
+        seats[p].deal(deal_table(hand, give, seat_order, counts, row))
+    if not exchange:
+        return changes
+    for rank, n in ((0, 2), (1, 1)):
+        giver, taker = by_rank[rank], by_rank[4 - rank]
+        hand = int(s[E.S_HAND + giver])
+        cards = _valid_gift(hand, seats[giver].read_gift(), n, strict=rank == 0)
+        if cards is None:
+            cards = strongest_cards(hand, n)  # the server gives the strongest instead
+        state.apply_action(give_action(cards))
+        changes.append(f"{giver}{taker}{hand_to_string(cards)}")
+    return changes
+
+
+def _play(state: DaihinminState, seats: Sequence[Seat], rng: ServerRandom,
+          previous: list[int] | None, last: bool) -> tuple[list[int], list[str]]:
+    """The turns of one game; (finishing order, log entries)."""
+    s = state.s
+    plays = []
+    stage = np.zeros((8, 15), np.int64)
+    while True:
+        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
+        row = rank_row(previous, out)
+        mover = int(s[E.S_PLAYER])
+        for p in range(NUM_PLAYERS):
+            seats[p].hand(hand_table(state, p, row))
+        table = seats[mover].read_play()
+        plays.append(f"{mover}{format_cells(table)}")
+        action, accepted = submission(state, table)
+        seats[mover].reply(ACCEPTED if accepted else REJECTED)
+        if accepted and action != PASS:
+            stage = np.array(table, np.int64)
+        E.apply(s, action)
+        if state.current_player() == -3:  # 20 stalled turns: random ranks for the rest
+            out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
+            state.apply_action(chance_action(rng.finishing_order(out)))
+        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
+        shown = field_table(state, stage, mover, rank_row(previous, out))
+        for p in range(NUM_PLAYERS):
+            seats[p].field(shown)
+        if s[E.S_FIELD] < 0:
+            stage = np.zeros((8, 15), np.int64)
+        flag = (MATCH_OVER if last else GAME_OVER) if state.is_terminal() else GAME_GOES_ON
+        for p in range(NUM_PLAYERS):
+            seats[p].end(flag)
+        if state.is_terminal():
+            return [int(p) for p in s[E.S_ORDER:E.S_ORDER + 5]], plays
+
+
+def _now() -> str:
+    return time.strftime("%Y/%m/%d %H:%M:%S")
+
+
+def _header(names: list[str], rules: Rules, settings: MatchSettings, seed: int,
+            port: int) -> list[tuple[str, str]]:
+    def yes(flag: bool) -> str:
+        return "YES" if flag else "NO"
+
+    return [("hostname", socket.gethostname()), ("TIME_START", _now()),
+            ("palyer_name", " ".join(names)), ("WINDOW_TYPE", "CONSOLE"), ("GRAPH_WINDOW", "NO"),
+            ("RAND_TYPE", "1"), ("RULE_KAKUMEI", yes(rules.revolution)),
+            ("RULE_SHIBARI", yes(rules.lock)), ("RULE_KINSOKU", "NO"),
+            ("RULE_KAIDAN", yes(rules.sequences)), ("RULE_CHANGE", yes(rules.exchange)),
+            ("RULE_5TOBI", "NO"), ("RULE_6REVERS", "NO"), ("RULE_8GIRI", yes(rules.eight_cut)),
+            ("RULE_11BACK", "NO"), ("RULE_SEKIGAE", yes(settings.seat_change)),
+            ("RULE_SEKIGAE_NUM", str(settings.seat_change_every)),
+            ("GAME_NUMBER", str(settings.games)),
+            ("FLASH_MIBUN_NUMBER", str(settings.rank_reset)), ("GAME_PORT", str(port)),
+            ("RANDOM_SEED", str(seed))]
+
+
+__all__ = ["LocalSeat", "MatchResult", "Seat", "run_match"]
