@@ -102,3 +102,77 @@ class Connection:
             self.sock.close()
         except OSError:
             pass
+
+
+def listen(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> socket.socket:
+    """A listening socket for clients (port 0: any free port; see ``getsockname()``)."""
+    listener = socket.create_server((host, port))
+    return listener
+
+
+def accept_player(listener: socket.socket, number: int, timeout: float = 30.0
+                  ) -> tuple[Connection, str]:
+    """Accept one client: read its profile table, send its player number; (connection, name).
+    ProtocolError if it does not speak 20070 within ``timeout`` seconds."""
+    listener.settimeout(timeout)
+    try:
+        sock, _ = listener.accept()
+    except socket.timeout:
+        raise ProtocolError(f"no client connected within {timeout:g} s") from None
+    sock.settimeout(timeout)
+    conn = Connection(sock)
+    try:
+        name = profile_name(conn.read_table())
+    except (OSError, ProtocolError) as err:
+        conn.close()
+        raise ProtocolError(f"client {number} sent no 20070 profile: {err}") from None
+    sock.settimeout(None)
+    conn.send_int(number)
+    return conn, name
+
+
+class TcpSeat:
+    """A player across the network, for the match server. As the official server, it reads a
+    dropped client's submissions as all-zero tables (passes) and carries on without it."""
+
+    def __init__(self, conn: Connection, name: str) -> None:
+        self.conn = conn
+        self.name = name
+        self.dropped = False
+
+    def _send(self, send, value) -> None:
+        if self.dropped:
+            return
+        try:
+            send(value)
+        except OSError:
+            self.dropped = True
+
+    def _read(self) -> np.ndarray:
+        if not self.dropped:
+            try:
+                return self.conn.read_table()
+            except (OSError, ProtocolError):
+                self.dropped = True
+        return np.zeros(TABLE_SHAPE, np.int64)
+
+    def deal(self, table: np.ndarray) -> None:
+        self._send(self.conn.send_table, table)
+
+    def read_gift(self) -> np.ndarray:
+        return self._read()
+
+    def hand(self, table: np.ndarray) -> None:
+        self._send(self.conn.send_table, table)
+
+    def read_play(self) -> np.ndarray:
+        return self._read()
+
+    def reply(self, code: int) -> None:
+        self._send(self.conn.send_int, code)
+
+    def field(self, table: np.ndarray) -> None:
+        self._send(self.conn.send_table, table)
+
+    def end(self, flag: int) -> None:
+        self._send(self.conn.send_int, flag)

@@ -97,13 +97,14 @@ def table_cells_to_string(table: np.ndarray) -> list[str]:
 
 def parse_cells(text: str) -> np.ndarray:
     """[8, 15] table from log notation (``S3D3``, ``S9STSJKQSK``, ``KxS3S4``); ValueError if
-    malformed. The rank ``x`` (column 0 or 14) is resolved from the joker's place among the
+    malformed. Suit letters read as 1 (the server logs any value but 2 with them), joker
+    letters as 2. The rank ``x`` (column 0 or 14) is resolved from the joker's place among the
     cards of its row (before them: column 0, after: column 14); alone in its row, column 0
     when another card is at column 1 or 2, else 14 (a lone joker's column does not matter)."""
     if len(text) % 2:
         raise ValueError(f"{text!r} is not a list of two-letter cards")
     table = np.zeros((8, 15), dtype=np.int64)
-    pending_x: list[tuple[int, int]] = []  # (row, position in text) of joker cells at column x
+    pending_x: list[tuple[int, int, int]] = []  # (row, value, position in text) at column x
     for k in range(0, len(text), 2):
         letter, rank = text[k], text[k + 1]
         if letter in SUIT_LETTERS:
@@ -112,10 +113,8 @@ def parse_cells(text: str) -> np.ndarray:
             row, value = JOKER_LETTERS.index(letter), 2
         else:
             raise ValueError(f"{text[k:k + 2]!r} in {text!r}: unknown suit letter {letter!r}")
-        if rank == "x":
-            if value != 2:
-                raise ValueError(f"{text[k:k + 2]!r} in {text!r}: only a joker takes rank x")
-            pending_x.append((row, k))
+        if rank == "x":  # a joker, or a malformed submission the server logged as it was
+            pending_x.append((row, value, k))
             continue
         if rank not in RANK_LETTERS:
             raise ValueError(f"{text[k:k + 2]!r} in {text!r}: unknown rank {rank!r}")
@@ -123,7 +122,7 @@ def parse_cells(text: str) -> np.ndarray:
         if table[row, column]:
             raise ValueError(f"{text!r} names cell {text[k:k + 2]!r} twice")
         table[row, column] = value
-    for row, position in pending_x:
+    for row, value, position in pending_x:
         same_row_before = [k for k in range(0, position, 2) if _row_of(text, k) == row]
         same_row_after = [k for k in range(position + 2, len(text), 2) if _row_of(text, k) == row]
         if same_row_after and not same_row_before:
@@ -133,7 +132,7 @@ def parse_cells(text: str) -> np.ndarray:
         else:
             others = np.nonzero(table[:5, 1:14])[1] + 1
             column = 0 if len(others) and others.min() <= 2 else 14
-        table[row, column] = 2
+        table[row, column] = value
     return table
 
 

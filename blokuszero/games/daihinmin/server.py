@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ...protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
 from . import engine as E
 from .actions import PASS, chance_action, give_action
 from .cards import hand_to_string, strongest_cards
@@ -26,8 +27,6 @@ from .log import LogWriter, format_cells
 from .match import MatchSettings, ServerRandom
 from .tables import card_count, deal_table, field_table, hand_table, rank_row
 
-ACCEPTED, REJECTED = 9, 8
-GAME_GOES_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
 
 
 class Seat(Protocol):

@@ -1,0 +1,1 @@
+"""Programs that play over the wire: protocol clients around our players."""

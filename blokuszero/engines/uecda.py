@@ -1,0 +1,108 @@
+"""A UECda client (protocol 20070 over TCP) around our Daihinmin players.
+
+    blokuszero-uecda -h HOST -p PORT -n NAME --player default
+
+Connects to an official ``tndhms`` server (or ours), plays until the server ends the match
+(end flag 2, or closes the connection between games) and exits 0; a malformed table or a
+dropped connection mid-game is reported on stderr with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+import numpy as np
+
+from ..games.daihinmin.default_client import DefaultClient
+from ..protocols.uecda import (DEFAULT_PORT, GAME_GOES_ON, GAME_OVER, MATCH_OVER, TABLE_BYTES,
+                               TABLE_SHAPE, Connection, ProtocolError, decode_table,
+                               profile_table, recv_exact)
+
+PLAYERS = {"default": DefaultClient}
+
+
+def check_table(table: np.ndarray, kind: str) -> None:
+    """ProtocolError unless ``table`` looks like a server's ``kind`` table (deal, hand,
+    field): cards 0/1/2 in rows 0-4, the phase flag [5][0] right, state cells in range."""
+    cards = table[:5]
+    if not np.isin(cards, (0, 1, 2)).all():
+        raise ProtocolError(f"malformed {kind} table: card cells must be 0, 1 or 2")
+    if kind == "deal" and table[5, 0] != 1:
+        raise ProtocolError("malformed deal table: [5][0] is not 1 (not the exchange phase)")
+    if kind != "deal" and table[5, 0] != 0:
+        raise ProtocolError(f"malformed {kind} table: [5][0] is not 0 during play")
+    if not (0 <= table[5, 1] <= 2 and table[5, 2] in (0, 1) and 0 <= table[5, 3] <= 6):
+        raise ProtocolError(f"malformed {kind} table: state cells [5][1..3] out of range")
+    if not ((0 <= table[6, :5]).all() and (table[6, :5] <= 53).all()
+            and np.isin(table[6, 5:15], range(5)).all()):
+        raise ProtocolError(f"malformed {kind} table: counts, ranks or seats out of range")
+
+
+def play_match(conn: Connection, client) -> int:
+    """Play games until the server ends the match; the number of games played."""
+    games = 0
+    while True:
+        try:
+            first = recv_exact(conn.sock, 4)
+        except ProtocolError:
+            if games:
+                return games  # the server closed between games
+            raise
+        deal = decode_table(first + recv_exact(conn.sock, TABLE_BYTES - 4))
+        check_table(deal, "deal")
+        gift = client.on_deal(deal)
+        if deal[5, 1] > 0:
+            conn.send_table(np.zeros(TABLE_SHAPE, np.int64) if gift is None else gift)
+        flag = GAME_GOES_ON
+        while flag == GAME_GOES_ON:
+            hand = conn.read_table()
+            check_table(hand, "hand")
+            answer = client.on_hand(hand)
+            if hand[5, 2] == 1:
+                conn.send_table(np.zeros(TABLE_SHAPE, np.int64) if answer is None else answer)
+                conn.read_int()  # 9 accepted, 8 rejected (a pass): nothing to do either way
+            field = conn.read_table()
+            check_table(field, "field")
+            client.on_field(field)
+            flag = conn.read_int()
+            if flag not in (GAME_GOES_ON, GAME_OVER, MATCH_OVER):
+                raise ProtocolError(f"end flag {flag} is not 0, 1 or 2")
+        games += 1
+        if flag == MATCH_OVER:
+            return games
+
+
+def connect(host: str, port: int, name: str, timeout: float = 30.0) -> tuple[Connection, int]:
+    """Connect, send the profile, read the player number."""
+    sock = socket.create_connection((host, port), timeout=timeout)
+    sock.settimeout(None)
+    conn = Connection(sock)
+    conn.send_table(profile_table(name))
+    return conn, conn.read_int()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="blokuszero-uecda", add_help=False,
+                                     description="A UECda Daihinmin client (protocol 20070).")
+    parser.add_argument("-h", "--host", default="127.0.0.1", help="server host")
+    parser.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help="server port")
+    parser.add_argument("-n", "--name", default="blokus", help="player name (9 characters kept)")
+    parser.add_argument("--player", default="default", choices=sorted(PLAYERS),
+                        help="the player behind the client")
+    parser.add_argument("--help", action="help", help="show this help and exit")
+    args = parser.parse_args(argv)
+    try:
+        conn, number = connect(args.host, args.port, args.name)
+        games = play_match(conn, PLAYERS[args.player]())
+    except (OSError, ProtocolError) as err:
+        print(f"blokuszero-uecda: {err}", file=sys.stderr)
+        return 1
+    conn.close()
+    print(f"blokuszero-uecda: player {number} played {games} games", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

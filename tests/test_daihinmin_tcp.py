@@ -1,0 +1,132 @@
+"""The UECda protocol over real TCP on 127.0.0.1: our server, our client, bad clients."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from blokuszero.engines import uecda as client_main
+from blokuszero.engines.uecda import connect, play_match
+from blokuszero.games.daihinmin.default_client import DefaultClient
+from blokuszero.games.daihinmin.log import read_log
+from blokuszero.games.daihinmin.match import MatchSettings
+from blokuszero.games.daihinmin.replay import replay_record
+from blokuszero.games.daihinmin.server import LocalSeat, run_match
+from blokuszero.protocols.uecda import (TcpSeat, accept_player, decode_table, encode_table,
+                                        listen, profile_name, profile_table)
+
+SETTINGS = MatchSettings(games=6, rank_reset=3, seat_change_every=2)
+
+
+def test_tables_round_trip_big_endian():
+    table = np.arange(120).reshape(8, 15)
+    data = encode_table(table)
+    assert len(data) == 480 and data[4:8] == (1).to_bytes(4, "big")
+    assert np.array_equal(decode_table(data), table)
+    assert profile_name(profile_table("dflt0")) == "dflt0"
+
+
+def _serve(clients, log_path, seed=11):
+    """Run a match with ``clients`` (objects with on_deal/on_hand/on_field) connecting over
+    TCP from threads; returns (result, games each client thread saw or its exception)."""
+    listener = listen("127.0.0.1", 0)
+    port = listener.getsockname()[1]
+    outcomes = [None] * len(clients)
+
+    def run(i, client):
+        conn, _ = connect("127.0.0.1", port, f"c{i}")
+        try:
+            outcomes[i] = play_match(conn, client)
+        except Exception as err:  # noqa: BLE001 - the test inspects what each client saw
+            outcomes[i] = err
+        finally:
+            conn.close()
+
+    seats, threads = [], []
+    for i, client in enumerate(clients):
+        thread = threading.Thread(target=run, args=(i, client), daemon=True)
+        thread.start()
+        threads.append(thread)
+        seats.append(TcpSeat(*accept_player(listener, i, timeout=10)))
+    result = run_match(seats, SETTINGS, seed=seed, log_path=str(log_path), port=port)
+    for seat in seats:
+        seat.conn.close()
+    for thread in threads:
+        thread.join(timeout=20)
+    listener.close()
+    return result, outcomes
+
+
+def test_full_match_of_five_tcp_clients_matches_the_in_process_one(tmp_path):
+    result, outcomes = _serve([DefaultClient() for _ in range(5)], tmp_path / "tcp.log")
+    assert outcomes == [SETTINGS.games] * 5  # each client saw the end flag 2 and stopped
+    local = run_match([LocalSeat(DefaultClient(), f"c{i}") for i in range(5)], SETTINGS,
+                      seed=11, log_path=str(tmp_path / "local.log"))
+    assert result.points == local.points
+    tcp_games, local_games = read_log(tmp_path / "tcp.log").games, read_log(
+        tmp_path / "local.log").games
+    assert [(g.plays[0][1].tobytes(), g.result) for g in tcp_games] == [
+        (g.plays[0][1].tobytes(), g.result) for g in local_games]
+    report = replay_record(read_log(tmp_path / "tcp.log"), DefaultClient)
+    assert report.ok and report.games == SETTINGS.games
+
+
+class Malformed(DefaultClient):
+    """Answers every turn with a table of 7s (not cards)."""
+
+    def on_hand(self, table):
+        answer = super().on_hand(table)
+        return None if answer is None else np.full((8, 15), 7)
+
+
+class Vanishing(DefaultClient):
+    """Drops the connection after a few turns."""
+
+    def __init__(self):
+        super().__init__()
+        self.turns = 0
+
+    def on_hand(self, table):
+        self.turns += 1
+        if self.turns > 40:
+            raise ConnectionAbortedError("gone")
+        return super().on_hand(table)
+
+
+def test_malformed_and_vanishing_clients_leave_the_match_unharmed(tmp_path):
+    clients = [DefaultClient(), Malformed(), DefaultClient(), Vanishing(), DefaultClient()]
+    result, outcomes = _serve(clients, tmp_path / "bad.log")
+    assert [outcomes[i] for i in (0, 2, 4)] == [SETTINGS.games] * 3
+    assert isinstance(outcomes[3], ConnectionAbortedError)
+    assert len(result.points) == SETTINGS.games
+    record = read_log(tmp_path / "bad.log")
+    # The server judged the 7s and the dropped player's silence as passes; a replay agrees.
+    assert replay_record(record).ok
+    assert any(p == 1 and (t[:5] != 0).sum() == 75 for g in record.games for p, t in g.plays)
+
+
+def _fake_server(script):
+    listener = listen("127.0.0.1", 0)
+
+    def run():
+        sock, _ = listener.accept()
+        sock.recv(480, 0x100)  # the profile (MSG_WAITALL)
+        sock.sendall((0).to_bytes(4, "big"))
+        script(sock)
+        sock.close()
+        listener.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+@pytest.mark.parametrize("script, message", [
+    (lambda sock: sock.sendall(encode_table(np.full((8, 15), 5))), "malformed deal table"),
+    (lambda sock: sock.sendall(b"\0" * 100), "connection closed"),
+])
+def test_client_reports_bad_servers(script, message, capsys):
+    port = _fake_server(script)
+    assert client_main.main(["-h", "127.0.0.1", "-p", str(port), "-n", "t"]) == 1
+    assert message in capsys.readouterr().err
