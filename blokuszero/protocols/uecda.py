@@ -84,6 +84,9 @@ class Connection:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
+        # Small tables and int32 answers go back and forth: without this, Nagle's algorithm
+        # meets delayed acknowledgements and each turn waits tens of milliseconds.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def send_table(self, table: np.ndarray) -> None:
         self.sock.sendall(encode_table(table))

@@ -410,3 +410,12 @@ def playouts_from(s: np.ndarray, n: int, buf: np.ndarray) -> int:
         work[:] = s
         total += playout(work, players, actions, buf)
     return total
+
+
+@nb.njit(cache=True)
+def generate_all(positions: np.ndarray, buf: np.ndarray) -> int:
+    """Legal actions of every row of ``positions`` [N, S_SIZE] (a benchmark kernel); how many."""
+    total = 0
+    for i in range(positions.shape[0]):
+        total += legal_plays(positions[i], buf)
+    return total

@@ -11,7 +11,7 @@ their tables compared with the submitted ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Protocol
 
 import numpy as np
@@ -48,7 +48,6 @@ class ReplayReport:
     decisions_agreed: int = 0
     first_disagreement: str | None = None
     first_decision_miss: str | None = None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

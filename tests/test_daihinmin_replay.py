@@ -1,0 +1,89 @@
+"""Official UECda server records: the engine and the default client agree with every detail,
+and our server with the record's seed writes the same record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from blokuszero.games.daihinmin.default_client import DefaultClient
+from blokuszero.games.daihinmin.log import read_log
+from blokuszero.games.daihinmin.match import MatchSettings
+from blokuszero.games.daihinmin.replay import replay_record
+from blokuszero.games.daihinmin.server import LocalSeat, run_match
+
+MATCH1 = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
+# ../shared beside the checkout (one level further up from a git worktree under wt/).
+_ROOT = Path(__file__).resolve().parents[1]
+SHARED = next((p / "shared" / "data" / "daihinmin" for p in (_ROOT.parent, _ROOT.parent.parent)
+               if (p / "shared" / "data" / "daihinmin").is_dir()), _ROOT.parent / "shared")
+
+
+@pytest.fixture(scope="module")
+def match1():
+    return read_log(MATCH1)
+
+
+def test_record_is_read(match1):
+    assert match1.names == ["dflt0", "dflt1", "dflt2", "dflt3", "dflt4"]
+    assert len(match1.games) == 1000
+    g = match1.games[1]
+    assert g.ranks == [3, 0, 4, 1, 2] and g.seats == [0, 2, 4, 1, 3]
+    assert [(f, t) for f, t, _ in g.changes] == [(2, 1), (0, 3), (1, 2), (3, 0)]
+    assert g.result == [1, 3, 2, 4, 0] and g.points == [3, 10, 4, 8, 5]
+
+
+def test_every_game_of_the_record_agrees(match1):
+    report = replay_record(match1)
+    assert report.first_disagreement is None
+    assert (report.games_agreed, report.games) == (1000, 1000)
+
+
+def test_default_client_chooses_every_logged_move(match1):
+    record = read_log(MATCH1)
+    record.games = record.games[:120]  # a reset at game 100 included; the rest: slow test
+    report = replay_record(record, DefaultClient)
+    assert report.first_decision_miss is None
+    assert report.decisions == report.decisions_agreed > 8000
+
+
+def test_a_changed_record_is_caught(match1):
+    record = read_log(MATCH1)
+    record.games = record.games[:12]
+    g = record.games[4]
+    g.hands[0], g.hands[1] = g.hands[1], g.hands[0]
+    h = record.games[7]
+    h.plays[5] = ((h.plays[5][0] + 1) % 5, h.plays[5][1])
+    report = replay_record(record)
+    assert report.games_agreed == 10
+    assert report.first_disagreement.startswith("game 4: player 0 was dealt")
+
+
+def _body(path) -> list[str]:
+    return [line for line in Path(path).read_text().splitlines()
+            if not line.startswith("%-----%")]
+
+
+def test_our_server_deals_and_plays_as_the_official_one(match1, tmp_path):
+    seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
+    run_match(seats, MatchSettings(games=60, rank_reset=100), seed=int(
+        match1.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))
+    assert _body(tmp_path / "ours.log") == _body(MATCH1)[:60 * 7]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["default5_match1.log", "default5_match2.log",
+                                  "default5_match3.log"])
+def test_shared_records_agree_in_full(name, tmp_path):
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    record = read_log(path)
+    report = replay_record(record, DefaultClient)
+    assert report.ok, (report.first_disagreement, report.first_decision_miss)
+    assert report.games == 1000
+    seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
+    run_match(seats, MatchSettings(games=1000, rank_reset=100),
+              seed=int(record.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))
+    assert _body(tmp_path / "ours.log") == _body(path)
