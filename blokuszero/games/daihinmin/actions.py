@@ -105,7 +105,8 @@ GIVE2_BASE = int(np.flatnonzero(A_TYPE == T_GIVE)[0])
 GIVE1_BASE = GIVE2_BASE + 53 * 52 // 2
 CHANCE_BASE = int(np.flatnonzero(A_TYPE == T_CHANCE)[0])
 NUM_PLAY_ACTIONS = GIVE2_BASE
-PERMUTATIONS = np.array(list(itertools.permutations(range(NUM_PLAYERS))), dtype=np.int64)  # [120, 5]
+PERMUTATIONS = np.array(list(itertools.permutations(range(NUM_PLAYERS))),
+                        dtype=np.int64)  # [120, 5]
 
 # Lookup tables for move generation: -1 where no action.
 GROUP_ID = np.full((15, 16), -1, np.int64)  # [column, suit set] natural group

@@ -141,7 +141,8 @@ def _row_of(text: str, k: int) -> int:
     return SUIT_LETTERS.index(letter) if letter in SUIT_LETTERS else JOKER_LETTERS.index(letter)
 
 
-_STRENGTH_ORDER = [JOKER] + [(column - 1) * 4 + row for column in range(13, 0, -1) for row in range(4)]
+_STRENGTH_ORDER = [JOKER] + [(column - 1) * 4 + row for column in range(13, 0, -1)
+                             for row in range(4)]
 
 
 def strongest_cards(hand: int, n: int) -> int:

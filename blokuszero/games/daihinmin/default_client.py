@@ -58,9 +58,7 @@ class DefaultClient:
         self._read_state(t)
         if t[5, 2] != 1:
             return None
-        if self.onset == 1:
-            return self._lead_rev(t) if self.rev else self._lead(t)
-        return self._follow_rev(t) if self.rev else self._follow(t)
+        return self._lead(t) if self.onset == 1 else self._follow(t)
 
     def on_field(self, table: np.ndarray) -> None:
         """A field table (the last accepted combination)."""
@@ -110,37 +108,19 @@ class DefaultClient:
     # --- decisions ---
 
     def _lead(self, my: np.ndarray) -> np.ndarray:
-        group = _joker_groups(my, self.joker) if self.joker else _groups(my)
-        seq = _joker_runs(my, self.joker) if self.joker else _runs(my)
+        """The longest sequence, else the largest group, else one card: the weakest such
+        (in revolution: the highest columns); with the joker, joker-filled ones count."""
+        group = _joker_groups(my) if self.joker else _groups(my)
+        seq = _joker_runs(my) if self.joker else _runs(my)
         for n in range(15, 2, -1):
             hits = _exactly(seq, n)
             if hits is not None:
-                return _low_sequence(my, hits)
+                return (_high_sequence if self.rev else _low_sequence)(my, hits)
         for n in range(5, 1, -1):
             hits = _exactly(group, n)
             if hits is not None:
-                return self._low_group(my, hits)
-        return _low_solo(my, self.joker)
-
-    def _lead_rev(self, my: np.ndarray) -> np.ndarray:
-        group = _joker_groups(my, self.joker) if self.joker else _groups(my)
-        seq = _joker_runs(my, self.joker) if self.joker else _runs(my)
-        for n in range(15, 2, -1):
-            hits = _exactly(seq, n)
-            if hits is not None:
-                return _high_sequence(my, hits)
-        for n in range(5, 1, -1):
-            hits = _exactly(group, n)
-            if hits is not None:
-                return self._high_group(my, hits)
-        return _high_solo(my, self.joker)
-
-    def _loose_singles(self, my: np.ndarray) -> np.ndarray:
-        """The cards in no natural group or sequence."""
-        out = _empty()
-        out[:4] = _drop_runs(my, _runs(my))
-        out[:4] = (out[:4] == 1) & (_groups(my)[:4] == 0)
-        return out
+                return (self._high_group if self.rev else self._low_group)(my, hits)
+        return (_high_solo if self.rev else _low_solo)(my, self.joker)
 
     def _candidates(self, my: np.ndarray, above: bool) -> np.ndarray:
         temp = _above(my, self.ord) if above else _below(my, self.ord)
@@ -149,26 +129,25 @@ class DefaultClient:
         return temp
 
     def _follow(self, my: np.ndarray) -> np.ndarray:
+        """The weakest answer of the field's size and kind that keeps groups and sequences
+        together for singles and takes exact sizes for groups and sequences; else the joker
+        (singles, or as a filler); else pass."""
+        above = not self.rev
         if self.qty == 1:
-            return _low_solo(self._candidates(self._loose_singles(my), True), self.joker)
-        temp = self._candidates(my, True)
+            loose = self._candidates(_loose_singles(my), above)
+            return (_low_solo if above else _high_solo)(loose, self.joker)
+        temp = self._candidates(my, above)
         if self.sequence == 0:
-            return self._low_group(my, self._matching(temp, _groups, _joker_groups))
-        return _low_sequence(my, self._matching(temp, _runs, _joker_runs))
-
-    def _follow_rev(self, my: np.ndarray) -> np.ndarray:
-        if self.qty == 1:
-            return _high_solo(self._candidates(self._loose_singles(my), False), self.joker)
-        temp = self._candidates(my, False)
-        if self.sequence == 0:
-            return self._high_group(my, self._matching(temp, _groups, _joker_groups))
-        return _high_sequence(my, self._matching(temp, _runs, _joker_runs))
+            hits = self._matching(temp, _groups, _joker_groups)
+            return (self._low_group if above else self._high_group)(my, hits)
+        hits = self._matching(temp, _runs, _joker_runs)
+        return (_low_sequence if above else _high_sequence)(my, hits)
 
     def _matching(self, temp: np.ndarray, natural, with_joker) -> np.ndarray:
         """Combinations of exactly the field's size: natural ones, else with the joker."""
         hits = _exactly(natural(temp), self.qty)
         if hits is None and self.joker == 1:
-            hits = _exactly(with_joker(temp, self.joker), self.qty)
+            hits = _exactly(with_joker(temp), self.qty)
         return hits if hits is not None else _empty()
 
     def _low_group(self, my: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -204,6 +183,14 @@ class DefaultClient:
         return out
 
 
+def _loose_singles(my: np.ndarray) -> np.ndarray:
+    """The cards in no natural group or sequence."""
+    out = _empty()
+    out[:4] = _drop_runs(my, _runs(my))
+    out[:4] = (out[:4] == 1) & (_groups(my)[:4] == 0)
+    return out
+
+
 def _above(t: np.ndarray, threshold: int) -> np.ndarray:
     """A copy with rows 0-3 cleared at columns 0..threshold."""
     out = t.copy()
@@ -230,12 +217,11 @@ def _groups(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def _joker_groups(t: np.ndarray, joker: int) -> np.ndarray:
+def _joker_groups(t: np.ndarray) -> np.ndarray:
     """As :func:`_groups` counting the joker in every rank (columns 0..13)."""
     out = _empty()
-    if joker:
-        count = t[:4, :14].sum(axis=0) + 1
-        out[:4, :14] = np.where((t[:4, :14] == 1) & (count > 1), count, 0)
+    count = t[:4, :14].sum(axis=0) + 1
+    out[:4, :14] = np.where((t[:4, :14] == 1) & (count > 1), count, 0)
     return out
 
 
@@ -250,12 +236,10 @@ def _runs(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def _joker_runs(t: np.ndarray, joker: int) -> np.ndarray:
+def _joker_runs(t: np.ndarray) -> np.ndarray:
     """Per cell (columns 0..13), the length of the run upward from it with the joker filling
     one gap (the nearest one above, or the virtual cell above the 2); kept when 3 or more."""
     out = _empty()
-    if not joker:
-        return out
     for r in range(4):
         count, natural = 1, 0
         for c in range(13, -1, -1):

@@ -9,18 +9,19 @@ notation (``S3D3``, ``S9STSJKQSK``; ``PASS``; a gift ``H2DK``; a chance outcome 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..base import CHANCE, TERMINAL, Game, Seed, State, as_rng
 from . import engine as E
-from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, CHANCE_BASE, GIVE1_BASE,
+from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE,
                       NUM_ACTIONS, NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE,
                       T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE, chance_action, give_action)
 from .cards import (FULL_DECK, JOKER, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
                     strongest_cards, table_cells_to_string, table_to_hand)
-from .tables import action_to_table, table_to_action
+from .tables import action_to_table, analyze, table_to_action
 
 NUM_PLAYERS = 5
 RANK_NAMES = ("daifugo", "fugo", "heimin", "hinmin", "daihinmin")
@@ -380,8 +381,6 @@ for _c in range(52):
 
 
 def _hash(data: bytes) -> int:
-    import hashlib
-
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") & _MASK64
 
 
@@ -398,8 +397,6 @@ def submission(state: DaihinminState, table: np.ndarray) -> tuple[int, bool]:
     A malformed or illegal table is rejected and played as a pass; a pass is "accepted" (the
     server answers 9) only on an empty field. The lone-joker answer is judged as the server
     does: a spade 3 single by its holder is accepted whatever else the table holds."""
-    from .tables import analyze
-
     s = state.s
     info = analyze(table)
     p = int(s[E.S_PLAYER])

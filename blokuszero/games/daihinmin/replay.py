@@ -16,13 +16,11 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from . import engine as E
-from .actions import PASS, chance_action, give_action
-from .cards import hand_to_string, table_to_hand
-from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order, submission
+from .cards import hand_to_string
+from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
 from .log import GameRecord, MatchRecord, format_cells
 from .match import MatchSettings, ServerRandom
-from .tables import deal_table, field_table, hand_table, rank_row
+from .server import exchange_phase, play_phase
 
 
 class TableClient(Protocol):
@@ -77,7 +75,10 @@ def rules_of(record: MatchRecord) -> tuple[Rules, MatchSettings]:
 def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | None = None,
                   players: set[int] | None = None) -> ReplayReport:
     """Replay every game of ``record``; with ``make_client``, one client per player of
-    ``players`` (default all) follows the match and is checked at each of its decisions."""
+    ``players`` (default all) follows the match and is checked at each of its decisions.
+
+    The games run through our server's own phases with seats that answer as the record says,
+    so the replay judges every table exactly as the server does."""
     rules, settings = rules_of(record)
     game = DaihinminGame(rules)
     rng = None
@@ -88,7 +89,7 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
     clients = {p: make_client() for p in players} if make_client else {}
     points = [0] * NUM_PLAYERS
     seats = list(range(NUM_PLAYERS))
-    ranks: list[int] | None = None
+    previous: list[int] | None = None  # finishing order of the last game
     for g in record.games:
         report.games += 1
         try:
@@ -97,20 +98,41 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
                 seats = rng.seats() if rng else g.seats
             _expect(g.seats == seats, f"seats {g.seats}, expected {seats}")
             reset = settings.is_reset(n)
-            expected_ranks = None if reset else ranks
-            _expect(g.ranks == expected_ranks, f"ranks {g.ranks}, expected {expected_ranks}")
-            first = (rng.first_dealer() if rng else None) if reset else ranks.index(0)
+            mibun = previous or list(range(NUM_PLAYERS))
+            ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
+            _expect(g.ranks == (None if reset else ranks),
+                    f"ranks {g.ranks}, expected {None if reset else ranks}")
+            first = (rng.first_dealer() if rng else None) if reset else mibun[0]
             _check_deal(g, seats, first, rng)
-            with_exchange = settings.has_exchange(n) and rules.exchange and ranks is not None
-            state = DaihinminState.from_deal(game, g.hands, seats, ranks if with_exchange
-                                             else None)
-            misses = _replay_game(state, g, rng, clients, ranks if not reset else None, report)
+            exchange = settings.has_exchange(n) and rules.exchange
+            state = DaihinminState.from_deal(game, g.hands, seats, ranks if exchange else None)
+            misses: list[str] = []
+            cursor = [0]
+            record_seats = [RecordSeat(p, g, cursor, clients.get(p), report, misses)
+                            for p in range(NUM_PLAYERS)]
+            changes = exchange_phase(state, record_seats, g.hands, seats, ranks, exchange, reset)
+            logged = [f"{f}{t}{format_cells(table)}" for f, t, table in g.changes]
+            for k, (ours, theirs) in enumerate(zip(changes, logged)):
+                _expect(ours == theirs, f"exchange entry {k} is {theirs}, expected {ours}")
+            _expect(len(changes) == len(logged),
+                    f"{len(logged)} exchange entries, expected {len(changes)}")
+
+            def finish(order: list[int]) -> list[int]:
+                full = rng.finishing_order(order) if rng else g.result
+                _expect(full[:len(order)] == order,
+                        f"result {g.result} after stalling, expected to start {order}")
+                return full
+
+            order, _ = play_phase(state, record_seats, finish, None if reset else mibun,
+                                  last=False)
+            left = len(g.plays) - cursor[0]
+            _expect(left == 0, f"the engine ends the game with {left} submissions unplayed")
+            _expect(order == g.result, f"result {g.result}, expected {order}")
             if misses and report.first_decision_miss is None:
                 report.first_decision_miss = f"game {g.number}: {misses[0]}"
             for rank, p in enumerate(g.result):
                 points[p] += 5 - rank
             _expect(g.points == points, f"points {g.points}, expected {points}")
-            ranks = [g.result.index(p) for p in range(NUM_PLAYERS)]
             report.games_agreed += 1
         except Disagreement as err:
             if report.first_disagreement is None:
@@ -118,8 +140,70 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
             # Carry on from the record's own view, so later games are still checked.
             points = list(g.points)
             seats = list(g.seats)
-            ranks = [g.result.index(p) for p in range(NUM_PLAYERS)]
+        previous = list(g.result)
     return report
+
+
+class RecordSeat:
+    """A seat answering with a record's tables, feeding a client under test (if any) what
+    the server sends and comparing its answers with the record."""
+
+    def __init__(self, player: int, g: GameRecord, cursor: list[int],
+                 client: TableClient | None, report: ReplayReport, misses: list[str]) -> None:
+        self.name = str(player)
+        self.player = player
+        self.client = client
+        self.report = report
+        self.misses = misses
+        self.gift = next((table for f, _, table in g.changes[2:] if f == player), None)
+        self.g = g
+        self.cursor = cursor  # shared by the five seats: the next submission of the record
+        self.answer: np.ndarray | None = None
+
+    def _check(self, logged: np.ndarray, where: str) -> np.ndarray:
+        """Compare in log notation (a record cannot tell a joker at column 0 from one at 14);
+        on agreement the client's own table goes on, placing such a joker exactly."""
+        if self.client is None:
+            return logged
+        self.report.decisions += 1
+        chosen = np.zeros((8, 15), np.int64) if self.answer is None else self.answer
+        if format_cells(chosen) == format_cells(logged):
+            self.report.decisions_agreed += 1
+            return chosen
+        self.misses.append(f"{where}: player {self.player} chose {format_cells(chosen) or 'pass'}"
+                           f", the record has {format_cells(logged) or 'pass'}")
+        return logged
+
+    def deal(self, table: np.ndarray) -> None:
+        if self.client is not None:
+            self.answer = self.client.on_deal(table)
+
+    def read_gift(self) -> np.ndarray:
+        _expect(self.gift is not None, f"no gift of player {self.player} in the record")
+        return self._check(self.gift, "exchange")
+
+    def hand(self, table: np.ndarray) -> None:
+        if self.client is not None:
+            self.answer = self.client.on_hand(table)
+
+    def read_play(self) -> np.ndarray:
+        plays, at = self.g.plays, self.cursor[0]
+        _expect(at < len(plays), f"player {self.player} to move after the record's last "
+                                 f"submission")
+        _expect(plays[at][0] == self.player,
+                f"submission {at} by player {plays[at][0]}, expected player {self.player}")
+        self.cursor[0] += 1
+        return self._check(plays[at][1], f"submission {at}")
+
+    def reply(self, code: int) -> None:
+        pass
+
+    def field(self, table: np.ndarray) -> None:
+        if self.client is not None:
+            self.client.on_field(table)
+
+    def end(self, flag: int) -> None:
+        pass
 
 
 def _expect(ok: bool, message: str) -> None:
@@ -142,87 +226,4 @@ def _check_deal(g: GameRecord, seats: list[int], first: int | None,
                 for f in firsts), f"hand sizes {counts} do not follow the dealing order")
 
 
-def _replay_game(state: DaihinminState, g: GameRecord, rng: ServerRandom | None,
-                 clients: dict[int, TableClient], previous: list[int] | None,
-                 report: ReplayReport) -> list[str]:
-    misses: list[str] = []
-    previous_order = None if previous is None else sorted(range(NUM_PLAYERS),
-                                                          key=lambda p: previous[p])
-
-    def check(player: int, chosen: np.ndarray | None, logged: np.ndarray, where: str) -> bool:
-        """Compare in log notation: the record cannot tell a joker at column 0 from 14."""
-        report.decisions += 1
-        chosen = np.zeros((8, 15), np.int64) if chosen is None else chosen
-        if format_cells(chosen) == format_cells(logged):
-            report.decisions_agreed += 1
-            return True
-        misses.append(f"{where}: player {player} chose {format_cells(chosen) or 'pass'}, "
-                      f"the record has {format_cells(logged) or 'pass'}")
-        return False
-
-    s = state.s
-    ranks_now = rank_row(previous_order, [])
-    counts = [bin(h).count("1") for h in g.hands]
-    gives = {}
-    if s[E.S_PHASE] == E.P_GIVE_DAIFUGO:
-        gives = {int(E.player_of_rank(s, 0)): 2, int(E.player_of_rank(s, 1)): 1}
-    for p, client in clients.items():
-        hand = int(s[E.S_HAND + p]) if p in gives or previous is None or previous[p] <= 2 \
-            else g.hands[p]
-        answer = client.on_deal(deal_table(hand, gives.get(p, 0), g.seats, counts, ranks_now))
-        gives[p] = answer if p in gives else None
-    if s[E.S_PHASE] == E.P_GIVE_DAIFUGO:
-        _expect(len(g.changes) == 4, f"{len(g.changes)} exchange entries, expected 4")
-        by_rank = [int(E.player_of_rank(s, r)) for r in range(NUM_PLAYERS)]
-        moved = [(by_rank[4], by_rank[0], int(s[E.S_TOOK_DAIFUGO])),
-                 (by_rank[3], by_rank[1], int(s[E.S_TOOK_FUGO]))]
-        for (src, dst, cards), (f, t, table) in zip(moved, g.changes[:2]):
-            _expect((f, t, table_to_hand(table)) == (src, dst, cards),
-                    f"exchange {f}->{t} {format_cells(table)}, expected {src}->{dst} "
-                    f"{hand_to_string(cards)}")
-        for k, (f, t, table) in enumerate(g.changes[2:]):
-            giver, taker = by_rank[k], by_rank[4 - k]
-            _expect((f, t) == (giver, taker), f"gift {f}->{t}, expected {giver}->{taker}")
-            if giver in clients:
-                check(giver, gives[giver], table, "exchange")
-            action = give_action(table_to_hand(table))
-            _expect(state.s[E.S_PHASE] in (E.P_GIVE_DAIFUGO, E.P_GIVE_FUGO)
-                    and action in state.legal_actions(),
-                    f"gift {format_cells(table)} by {giver} is not {2 - k} of its cards")
-            state.apply_action(action)
-    else:
-        _expect(not g.changes, "exchange entries in a game without exchange")
-    stage = np.zeros((8, 15), np.int64)
-    for i, (player, table) in enumerate(g.plays):
-        _expect(state.current_player() == player,
-                f"submission {i} by player {player}, expected player {state.current_player()}"
-                f" ({'game over' if state.is_terminal() else 'to move'})")
-        ranks_now = rank_row(previous_order, [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]])
-        for p, client in clients.items():
-            answer = client.on_hand(hand_table(state, p, ranks_now))
-            if p == player and check(player, answer, table, f"submission {i}"):
-                table = answer  # the client's own table: it places an x joker exactly
-        action, accepted = submission(state, table)
-        if accepted and action != PASS:
-            stage = table  # the field shows the table as its player wrote it
-        E.apply(state.s, action)
-        ranks_now = rank_row(previous_order, [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]])
-        shown = field_table(state, stage, player, ranks_now)
-        for client in clients.values():
-            client.on_field(shown)
-        if s[E.S_FIELD] < 0:
-            stage = np.zeros((8, 15), np.int64)
-    if state.current_player() == -3:  # 20 stalled turns: the server ranks the rest at random
-        order = [int(p) for p in s[E.S_ORDER:E.S_ORDER + int(s[E.S_OUT])]]
-        full = rng.finishing_order(order) if rng else g.result
-        _expect(full[:len(order)] == order, f"result {g.result} after stalling, expected "
-                                            f"to start {order}")
-        state.apply_action(chance_action(full))
-    _expect(state.is_terminal(), f"the record ends the game with {len(g.plays)} submissions, "
-                                 f"the engine has not finished")
-    order = [int(p) for p in s[E.S_ORDER:E.S_ORDER + 5]]
-    _expect(order == g.result, f"result {g.result}, expected {order}")
-    return misses
-
-
-__all__ = ["Disagreement", "ReplayReport", "replay_record", "rules_of"]
+__all__ = ["Disagreement", "RecordSeat", "ReplayReport", "replay_record", "rules_of"]

@@ -141,9 +141,9 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
         exchange = settings.has_exchange(n) and rules.exchange
         ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
         state = DaihinminState.from_deal(game, hands, seat_order, ranks if exchange else None)
-        changes = _exchange(state, seats, hands, seat_order, ranks, exchange, reset)
-        order, plays = _play(state, seats, rng, None if reset else mibun,
-                             last=n == settings.games)
+        changes = exchange_phase(state, seats, hands, seat_order, ranks, exchange, reset)
+        order, plays = play_phase(state, seats, rng.finishing_order, None if reset else mibun,
+                                  last=n == settings.games)
         points = [0] * NUM_PLAYERS
         for rank, p in enumerate(order):
             points[p] = 5 - rank
@@ -160,9 +160,11 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
     return result
 
 
-def _exchange(state: DaihinminState, seats: Sequence[Seat], dealt: list[int],
-              seat_order: list[int], ranks: list[int], exchange: bool, reset: bool) -> list[str]:
-    """Send the deal tables (daifugo first) and carry out the exchange; the log entries."""
+def exchange_phase(state: DaihinminState, seats: Sequence[Seat], dealt: list[int],
+                   seat_order: list[int], ranks: list[int], exchange: bool, reset: bool
+                   ) -> list[str]:
+    """Send the deal tables (daifugo first) and carry out the exchange (``ranks``: the
+    server's rank per player, ``reset``: ranks shown as zeros); the log entries."""
     s = state.s
     by_rank = [ranks.index(r) for r in range(NUM_PLAYERS)]
     counts = [bin(h).count("1") for h in dealt]
@@ -188,9 +190,11 @@ def _exchange(state: DaihinminState, seats: Sequence[Seat], dealt: list[int],
     return changes
 
 
-def _play(state: DaihinminState, seats: Sequence[Seat], rng: ServerRandom,
-          previous: list[int] | None, last: bool) -> tuple[list[int], list[str]]:
-    """The turns of one game; (finishing order, log entries)."""
+def play_phase(state: DaihinminState, seats: Sequence[Seat],
+               finish: Callable[[list[int]], list[int]], previous: list[int] | None,
+               last: bool) -> tuple[list[int], list[str]]:
+    """The turns of one game; (finishing order, log entries). ``finish`` completes the order
+    after 20 stalled turns; ``previous``: the last game's order (None after a reset)."""
     s = state.s
     plays = []
     stage = np.zeros((8, 15), np.int64)
@@ -209,7 +213,7 @@ def _play(state: DaihinminState, seats: Sequence[Seat], rng: ServerRandom,
         E.apply(s, action)
         if state.current_player() == -3:  # 20 stalled turns: random ranks for the rest
             out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
-            state.apply_action(chance_action(rng.finishing_order(out)))
+            state.apply_action(chance_action(finish(out)))
         out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
         shown = field_table(state, stage, mover, rank_row(previous, out))
         for p in range(NUM_PLAYERS):

@@ -7,14 +7,18 @@ names the action of a well-formed table and :func:`action_to_table` writes an ac
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from . import engine as E
 from .actions import (A_CARDS, A_JOKER_CELL, A_TYPE, FIVE_ID, GROUP_ID,
                       JGROUP_ID, JSEQ_ID, LONE_JOKER, LONE_JOKER_CELL, NUM_PLAY_ACTIONS, PASS,
                       SEQ_ID, T_GIVE, T_GROUP, T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE)
-from .cards import JOKER, card_cell, cards_of
+from .cards import JOKER, card_cell, cards_of, hand_to_table
+
+if TYPE_CHECKING:
+    from .game import DaihinminState
 
 
 class Analysis(NamedTuple):
@@ -122,9 +126,7 @@ def rank_row(previous: list[int] | None, order: list[int]) -> list[int]:
     return row
 
 
-def _state_rows(table: np.ndarray, state, ranks: list[int]) -> np.ndarray:
-    from . import engine as E
-
+def _state_rows(table: np.ndarray, state: DaihinminState, ranks: list[int]) -> np.ndarray:
     s = state.s
     table[5, 5] = 0  # 11-back, off
     table[5, 6] = s[E.S_REVOLUTION]
@@ -134,13 +136,10 @@ def _state_rows(table: np.ndarray, state, ranks: list[int]) -> np.ndarray:
     return table
 
 
-def hand_table(state, player: int, ranks: list[int]) -> np.ndarray:
+def hand_table(state: DaihinminState, player: int, ranks: list[int]) -> np.ndarray:
     """The table the server sends ``player`` at the start of a turn: its hand, [5][2] = 1 for
     the player to move, [5][3] the player to move, [5][4] field empty, lock, counts, ranks,
     seats."""
-    from . import engine as E
-    from .cards import hand_to_table
-
     s = state.s
     table = hand_to_table(int(s[E.S_HAND + player]))
     mover = int(s[E.S_PLAYER])
@@ -151,12 +150,10 @@ def hand_table(state, player: int, ranks: list[int]) -> np.ndarray:
     return _state_rows(table, state, ranks)
 
 
-def field_table(state, stage: np.ndarray, actor: int, ranks: list[int]) -> np.ndarray:
+def field_table(state: DaihinminState, stage: np.ndarray, actor: int, ranks: list[int]) -> np.ndarray:
     """The table the server sends everyone after a turn: the last accepted submission as it
     was written (``stage``, zeros after a clear), [5][3] the actor, [5][4] whether the field
     was empty, the lock as it stood before any clear of this turn."""
-    from . import engine as E
-
     table = np.zeros((8, 15), dtype=np.int64)
     table[:5] = stage[:5]
     table[5, 3] = actor
@@ -168,8 +165,6 @@ def field_table(state, stage: np.ndarray, actor: int, ranks: list[int]) -> np.nd
 def deal_table(hand: int, give: int, seats: list[int], counts: list[int],
                ranks: list[int]) -> np.ndarray:
     """The deal table: the hand, [5][0] = 1, [5][1] the cards to give, [5][3] = 6."""
-    from .cards import hand_to_table
-
     table = hand_to_table(hand)
     table[5, 0] = 1
     table[5, 1] = max(give, 0)
