@@ -165,3 +165,50 @@ def test_rule_switches():
                                      _state({0: "S3S4S5"}).dealt, [0, 1, 2, 3, 4], None)
     state.s[E.S_PLAYER] = 0
     assert "S3S4S5" not in {state.action_to_string(a) for a in state.legal_actions()}
+
+
+def test_determinizations_over_random_games():
+    from blokuszero.games.testing import random_positions
+
+    game = DaihinminGame()
+    for seed in range(3):
+        for state in random_positions(game, seed)[::7]:
+            if state.is_terminal():
+                continue
+            for player in range(5):
+                det = state.sample_determinization(player, np.random.default_rng(seed))
+                counts = [bin(state.hand(p)).count("1") for p in range(5)]
+                assert [bin(det.hand(p)).count("1") for p in range(5)] == counts
+                assert det.hand(player) == state.hand(player)
+                known = state.known_cards(player)
+                assert all(det.hand(p) & int(known[p]) == int(known[p]) for p in range(5))
+                forbidden = state._forbidden(player)
+                assert all(det.hand(p) & forbidden[p] == 0 for p in range(5))
+                assert det.information_state_key(player) == state.information_state_key(player)
+                if player == state.current_player():  # own moves do not depend on hidden cards
+                    assert np.array_equal(det.legal_actions(), state.legal_actions())
+
+
+def test_exchange_gifts_are_checked():
+    state = DaihinminGame().new_initial_state(2)
+    fugo_gift = int(A.GIVE1_BASE)
+    with pytest.raises(ValueError, match="gives 2 card"):
+        state.apply_action(fugo_gift)
+    daifugo = int(E.player_of_rank(state.s, 0))
+    missing = next(c for c in range(53) if not state.hand(daifugo) >> c & 1)
+    held = next(c for c in range(53) if state.hand(daifugo) >> c & 1)
+    with pytest.raises(ValueError, match="not in the giver's hand"):
+        state.apply_action(A.give_action(1 << missing | 1 << held))
+    assert state.current_player() == daifugo
+
+
+def test_fast_playout_ends_the_game_with_legal_moves():
+    state = DaihinminGame().new_initial_state(9)
+    replay = state.clone()
+    E.seed(4)
+    players, actions = state.playout()
+    assert state.is_terminal() and sorted(state.returns()) == [-1, -0.5, 0, 0.5, 1]
+    for p, a in zip(players, actions):
+        assert replay.current_player() == p
+        replay.apply_action(int(a))
+    assert np.array_equal(replay.s, state.s)
