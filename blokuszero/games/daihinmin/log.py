@@ -79,7 +79,10 @@ def read_log(path: str | Path) -> MatchRecord:
             return
         try:
             record.games.append(_game(number, current))
-        except (KeyError, ValueError) as err:
+        except KeyError as err:
+            raise ValueError(f"{path}: game {number} has no {err.args[0]} line "
+                             f"(a record cut short?)") from None
+        except ValueError as err:
             raise ValueError(f"{path}: game {number}: {err}") from None
 
     for lineno, line in enumerate(lines, 1):

@@ -78,7 +78,9 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
     ``players`` (default all) follows the match and is checked at each of its decisions.
 
     The games run through our server's own phases with seats that answer as the record says,
-    so the replay judges every table exactly as the server does."""
+    so the replay judges every table exactly as the server does. After a disagreement it goes
+    on from the record's seats, ranks and points; a game cut short before its random ranks
+    (20 stalled turns) leaves the server's random stream behind for the games after it."""
     rules, settings = rules_of(record)
     game = DaihinminGame(rules)
     rng = None
@@ -94,16 +96,19 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
         report.games += 1
         try:
             n = g.number + 1
-            if settings.reseats(n):
-                seats = rng.seats() if rng else g.seats
-            _expect(g.seats == seats, f"seats {g.seats}, expected {seats}")
             reset = settings.is_reset(n)
             mibun = previous or list(range(NUM_PLAYERS))
             ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
+            # The server's draws for this game come first, so that a disagreement found in
+            # them leaves the stream in step for the next game.
+            if settings.reseats(n):
+                seats = rng.seats() if rng else g.seats
+            first = (rng.first_dealer() if rng else None) if reset else mibun[0]
+            dealt = rng.deal(seats, first) if rng else None
+            _expect(g.seats == seats, f"seats {g.seats}, expected {seats}")
             _expect(g.ranks == (None if reset else ranks),
                     f"ranks {g.ranks}, expected {None if reset else ranks}")
-            first = (rng.first_dealer() if rng else None) if reset else mibun[0]
-            _check_deal(g, seats, first, rng)
+            _check_deal(g, seats, first, dealt)
             exchange = settings.has_exchange(n) and rules.exchange
             state = DaihinminState.from_deal(game, g.hands, seats, ranks if exchange else None)
             misses: list[str] = []
@@ -212,9 +217,10 @@ def _expect(ok: bool, message: str) -> None:
 
 
 def _check_deal(g: GameRecord, seats: list[int], first: int | None,
-                rng: ServerRandom | None) -> None:
-    if rng is not None:
-        expected = rng.deal(seats, first)
+                expected: list[int] | None) -> None:
+    """The hands against the server's stream (``expected``) or, without it, the dealing
+    order's hand sizes (11, 11, 11, 10, 10 from the first dealer's seat)."""
+    if expected is not None:
         for p in range(NUM_PLAYERS):
             _expect(g.hands[p] == expected[p], f"player {p} was dealt "
                     f"{hand_to_string(g.hands[p])}, the server's seed deals "
