@@ -350,6 +350,7 @@ def play(s: np.ndarray, action: int) -> None:
             if s[S_RULES] & R_EIGHT_CUT and A_EIGHT[action]:
                 clear = True
     if s[S_STALL] >= STALL_LIMIT and s[S_OUT] <= 3:
+        s[S_SHOWN_LOCK] = s[S_LOCK]
         s[S_PHASE] = P_CHANCE
         return
     if popcount(s[S_PASSED]) >= 4 - s[S_OUT]:

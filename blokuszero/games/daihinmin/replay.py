@@ -21,6 +21,7 @@ from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
 from .log import GameRecord, MatchRecord, format_cells
 from .match import MatchSettings, ServerRandom
 from .server import exchange_phase, play_phase
+from .tables import ServerTables
 
 
 class TableClient(Protocol):
@@ -92,6 +93,7 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
     points = [0] * NUM_PLAYERS
     seats = list(range(NUM_PLAYERS))
     previous: list[int] | None = None  # finishing order of the last game
+    tables = ServerTables()
     for g in record.games:
         report.games += 1
         try:
@@ -115,7 +117,7 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
             cursor = [0]
             record_seats = [RecordSeat(p, g, cursor, clients.get(p), report, misses)
                             for p in range(NUM_PLAYERS)]
-            changes = exchange_phase(state, record_seats, g.hands, seats, ranks, exchange, reset)
+            changes = exchange_phase(state, record_seats, tables, mibun, exchange, reset)
             logged = [f"{f}{t}{format_cells(table)}" for f, t, table in g.changes]
             for k, (ours, theirs) in enumerate(zip(changes, logged)):
                 _expect(ours == theirs, f"exchange entry {k} is {theirs}, expected {ours}")
@@ -128,8 +130,8 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
                         f"result {g.result} after stalling, expected to start {order}")
                 return full
 
-            order, _ = play_phase(state, record_seats, finish, None if reset else mibun,
-                                  last=False)
+            order, _ = play_phase(state, record_seats, tables, finish,
+                                  None if reset else mibun, last=False)
             left = len(g.plays) - cursor[0]
             _expect(left == 0, f"the engine ends the game with {left} submissions unplayed")
             _expect(order == g.result, f"result {g.result}, expected {order}")

@@ -25,7 +25,7 @@ from .cards import hand_to_string, strongest_cards
 from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
 from .log import LogWriter, format_cells
 from .match import MatchSettings, ServerRandom
-from .tables import card_count, deal_table, field_table, hand_table, rank_row
+from .tables import ServerTables, card_count
 
 
 
@@ -130,6 +130,7 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
     result = MatchResult(names)
     seat_order = list(range(NUM_PLAYERS))
     previous: list[int] | None = None  # finishing order of the last game
+    tables = ServerTables()
     totals = [0] * NUM_PLAYERS
     for n in range(1, settings.games + 1):
         if settings.reseats(n):
@@ -141,9 +142,9 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
         exchange = settings.has_exchange(n) and rules.exchange
         ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
         state = DaihinminState.from_deal(game, hands, seat_order, ranks if exchange else None)
-        changes = exchange_phase(state, seats, hands, seat_order, ranks, exchange, reset)
-        order, plays = play_phase(state, seats, rng.finishing_order, None if reset else mibun,
-                                  last=n == settings.games)
+        changes = exchange_phase(state, seats, tables, mibun, exchange, reset)
+        order, plays = play_phase(state, seats, tables, rng.finishing_order,
+                                  None if reset else mibun, last=n == settings.games)
         points = [0] * NUM_PLAYERS
         for rank, p in enumerate(order):
             points[p] = 5 - rank
@@ -160,29 +161,29 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
     return result
 
 
-def exchange_phase(state: DaihinminState, seats: Sequence[Seat], dealt: list[int],
-                   seat_order: list[int], ranks: list[int], exchange: bool, reset: bool
-                   ) -> list[str]:
-    """Send the deal tables (daifugo first) and carry out the exchange (``ranks``: the
-    server's rank per player, ``reset``: ranks shown as zeros); the log entries."""
+def exchange_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
+                   mibun: list[int], exchange: bool, reset: bool) -> list[str]:
+    """Send the deal tables (daifugo first) and carry out the exchange; the log entries.
+    ``mibun``: the server's rank array (players by rank), ``reset``: ranks shown as zeros."""
     s = state.s
-    by_rank = [ranks.index(r) for r in range(NUM_PLAYERS)]
-    counts = [bin(h).count("1") for h in dealt]
-    row = [0] * 5 if reset else ranks
     changes = []
     if exchange:
-        changes = [f"{by_rank[4]}{by_rank[0]}{hand_to_string(int(s[E.S_TOOK_DAIFUGO]))}",
-                   f"{by_rank[3]}{by_rank[1]}{hand_to_string(int(s[E.S_TOOK_FUGO]))}"]
-    for rank, p in enumerate(by_rank):
-        hand = dealt[p] if exchange and rank >= 3 else int(s[E.S_HAND + p])
-        give = 2 - rank if exchange else 0
-        seats[p].deal(deal_table(hand, give, seat_order, counts, row))
+        changes = [f"{mibun[4]}{mibun[0]}{hand_to_string(int(s[E.S_TOOK_DAIFUGO]))}",
+                   f"{mibun[3]}{mibun[1]}{hand_to_string(int(s[E.S_TOOK_FUGO]))}"]
+    # The hinmin and daihinmin see their hands before their strongest cards left.
+    hands = [state.dealt[p] if exchange and mibun.index(p) >= 3 else int(s[E.S_HAND + p])
+             for p in range(NUM_PLAYERS)]
+    deal = tables.deal_tables(state, hands, mibun, reset, exchange)
+    for p in mibun:
+        seats[p].deal(deal[p])
     if not exchange:
         return changes
     for rank, n in ((0, 2), (1, 1)):
-        giver, taker = by_rank[rank], by_rank[4 - rank]
+        giver, taker = mibun[rank], mibun[4 - rank]
         hand = int(s[E.S_HAND + giver])
-        cards = _valid_gift(hand, seats[giver].read_gift(), n, strict=rank == 0)
+        table = seats[giver].read_gift()
+        tables.submitted(table)
+        cards = _valid_gift(hand, table, n, strict=rank == 0)
         if cards is None:
             cards = strongest_cards(hand, n)  # the server gives the strongest instead
         state.apply_action(give_action(cards))
@@ -190,34 +191,45 @@ def exchange_phase(state: DaihinminState, seats: Sequence[Seat], dealt: list[int
     return changes
 
 
-def play_phase(state: DaihinminState, seats: Sequence[Seat],
-               finish: Callable[[list[int]], list[int]], previous: list[int] | None,
+def play_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
+               finish: Callable[[list[int]], list[int]], mibun: list[int] | None,
                last: bool) -> tuple[list[int], list[str]]:
     """The turns of one game; (finishing order, log entries). ``finish`` completes the order
-    after 20 stalled turns; ``previous``: the last game's order (None after a reset)."""
+    after 20 stalled turns; ``mibun``: the last game's order (None after a reset: ranks
+    shown as zeros)."""
     s = state.s
     plays = []
     stage = np.zeros((8, 15), np.int64)
+    tables.work[:] = 0  # the server clears its working table before the first turn
+
+    def rank_array() -> list[int] | None:
+        # The server's rank array: the last game's order, its first entries overwritten by
+        # the players who went out by playing (the last one is placed after the game).
+        if mibun is None:
+            return None
+        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + min(int(s[E.S_OUT]), 4)]]
+        return out + list(mibun[len(out):])
+
     while True:
-        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
-        row = rank_row(previous, out)
         mover = int(s[E.S_PLAYER])
+        tables.fill(state, mover, bool(s[E.S_FIELD] < 0), int(s[E.S_LOCK]), rank_array())
         for p in range(NUM_PLAYERS):
-            seats[p].hand(hand_table(state, p, row))
+            seats[p].hand(tables.hand_table(state, p))
         table = seats[mover].read_play()
+        tables.submitted(table)
         plays.append(f"{mover}{format_cells(table)}")
         action, accepted = submission(state, table)
         seats[mover].reply(ACCEPTED if accepted else REJECTED)
         if accepted and action != PASS:
             stage = np.array(table, np.int64)
         E.apply(s, action)
+        tables.fill(state, mover, not stage[:5].any(), int(s[E.S_SHOWN_LOCK]), rank_array())
+        shown = tables.field_table(stage)
+        for p in range(NUM_PLAYERS):
+            seats[p].field(shown)
         if state.current_player() == -3:  # 20 stalled turns: random ranks for the rest
             out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
             state.apply_action(chance_action(finish(out)))
-        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
-        shown = field_table(state, stage, mover, rank_row(previous, out))
-        for p in range(NUM_PLAYERS):
-            seats[p].field(shown)
         if s[E.S_FIELD] < 0:
             stage = np.zeros((8, 15), np.int64)
         flag = (MATCH_OVER if last else GAME_OVER) if state.is_terminal() else GAME_GOES_ON

@@ -113,63 +113,64 @@ def action_to_table(action: int) -> np.ndarray:
     return table
 
 
-def rank_row(previous: list[int] | None, order: list[int]) -> list[int]:
-    """[6][5..9] as the server fills it during a game: rank per player from its rank array,
-    which starts as the previous finishing order and has its first entries overwritten by
-    the players going out (all zeros in the first game after a reset)."""
-    if previous is None:
-        return [0] * 5
-    mibun = list(order) + list(previous[len(order):])
-    row = [0] * 5
-    for rank, p in enumerate(mibun):
-        row[p] = rank
-    return row
+class ServerTables:
+    """The tables the server sends, built as it builds them: from one working table that
+    also receives every table a client submits, so the cells the server never sets
+    ([5][8..14], the rank cell of a player missing from its rank array, row 7 of the field)
+    carry what clients last sent, as on the official server. One per match."""
 
+    def __init__(self) -> None:
+        self.work = np.zeros((8, 15), dtype=np.int64)
 
-def _state_rows(table: np.ndarray, state: DaihinminState, ranks: list[int]) -> np.ndarray:
-    s = state.s
-    table[5, 5] = 0  # 11-back, off
-    table[5, 6] = s[E.S_REVOLUTION]
-    table[6, 0:5] = [bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]]
-    table[6, 5:10] = ranks
-    table[6, 10:15] = s[E.S_SEAT:E.S_SEAT + 5]
-    return table
+    def fill(self, state: DaihinminState, actor: int, field_empty: bool, lock: int,
+             mibun: list[int] | None) -> None:
+        """The server's per-turn fill of rows 5-6: actor, field empty, revolution, lock,
+        counts, ranks (``mibun``: its rank array, None after a reset: zeros), seats."""
+        s = state.s
+        self._rows((0, 0, 0, actor, int(field_empty), 0, s[E.S_REVOLUTION], lock),
+                   [bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]], mibun,
+                   s[E.S_SEAT:E.S_SEAT + 5])
 
+    def _rows(self, row5, counts, mibun: list[int] | None, seats) -> None:
+        w = self.work
+        w[5, :8] = row5
+        w[6, 0:5] = counts
+        if mibun is None:
+            w[6, 5:10] = 0
+        else:
+            for rank, p in enumerate(mibun):  # later entries win, as in the server's loop
+                w[6, 5 + p] = rank
+        w[6, 10:15] = seats
 
-def hand_table(state: DaihinminState, player: int, ranks: list[int]) -> np.ndarray:
-    """The table the server sends ``player`` at the start of a turn: its hand, [5][2] = 1 for
-    the player to move, [5][3] the player to move, [5][4] field empty, lock, counts, ranks,
-    seats."""
-    s = state.s
-    table = hand_to_table(int(s[E.S_HAND + player]))
-    mover = int(s[E.S_PLAYER])
-    table[5, 2] = int(player == mover)
-    table[5, 3] = mover
-    table[5, 4] = int(s[E.S_FIELD] < 0)
-    table[5, 7] = s[E.S_LOCK]
-    return _state_rows(table, state, ranks)
+    def deal_tables(self, state: DaihinminState, hands: list[int], mibun: list[int],
+                    reset: bool, exchange: bool) -> list[np.ndarray]:
+        """Per player the deal table: its hand ([5][0] = 1, [5][1] the cards to give, [5][3]
+        = 6, dealt counts) as of the exchange's first step (``hands``)."""
+        self._rows((0, 0, 0, 6, 0, 0, 0, 0), [bin(int(h)).count("1") for h in state.dealt],
+                   None if reset else mibun, state.s[E.S_SEAT:E.S_SEAT + 5])
+        w = self.work
+        out = []
+        for p in range(5):
+            table = hand_to_table(hands[p])
+            table[5:7] = w[5:7]
+            table[5, 0] = 1
+            table[5, 1] = max(2 - mibun.index(p), 0) if exchange else 0
+            out.append(table)
+        return out
 
+    def hand_table(self, state: DaihinminState, player: int) -> np.ndarray:
+        """``player``'s hand with the working rows 5-6; [5][2] = 1 for the player to move."""
+        table = hand_to_table(int(state.s[E.S_HAND + player]))
+        table[5:7] = self.work[5:7]
+        table[5, 2] = int(player == state.s[E.S_PLAYER])
+        return table
 
-def field_table(state: DaihinminState, stage: np.ndarray, actor: int, ranks: list[int]) -> np.ndarray:
-    """The table the server sends everyone after a turn: the last accepted submission as it
-    was written (``stage``, zeros after a clear), [5][3] the actor, [5][4] whether the field
-    was empty, the lock as it stood before any clear of this turn."""
-    table = np.zeros((8, 15), dtype=np.int64)
-    table[:5] = stage[:5]
-    table[5, 3] = actor
-    table[5, 4] = int(not stage[:5].any())
-    table[5, 7] = state.s[E.S_SHOWN_LOCK]
-    return _state_rows(table, state, ranks)
+    def submitted(self, table: np.ndarray) -> None:
+        """A client's table arrives in the working table."""
+        self.work[:] = table
 
-
-def deal_table(hand: int, give: int, seats: list[int], counts: list[int],
-               ranks: list[int]) -> np.ndarray:
-    """The deal table: the hand, [5][0] = 1, [5][1] the cards to give, [5][3] = 6."""
-    table = hand_to_table(hand)
-    table[5, 0] = 1
-    table[5, 1] = max(give, 0)
-    table[5, 3] = 6
-    table[6, 0:5] = counts
-    table[6, 5:10] = ranks
-    table[6, 10:15] = seats
-    return table
+    def field_table(self, stage: np.ndarray) -> np.ndarray:
+        """The last accepted table (zeros after a clear) with the working rows 5-6."""
+        table = np.array(stage, dtype=np.int64)
+        table[5:7] = self.work[5:7]
+        return table
