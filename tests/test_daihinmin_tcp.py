@@ -130,3 +130,35 @@ def test_client_reports_bad_servers(script, message, capsys):
     port = _fake_server(script)
     assert client_main.main(["-h", "127.0.0.1", "-p", str(port), "-n", "t"]) == 1
     assert message in capsys.readouterr().err
+
+
+class BadGifts(DefaultClient):
+    """Gives three cards (the server wants two or one)."""
+
+    def on_deal(self, table):
+        answer = super().on_deal(table)
+        if answer is None:
+            return None
+        extra = np.argwhere(table[:4] == 1)[-1]
+        answer[tuple(extra)] = 1
+        return answer
+
+
+def test_an_invalid_gift_is_replaced_by_the_strongest_cards(tmp_path):
+    from blokuszero.games.daihinmin.cards import strongest_cards, table_to_hand
+
+    seats = [LocalSeat(BadGifts(), f"b{i}") for i in range(5)]
+    run_match(seats, SETTINGS, seed=3, log_path=str(tmp_path / "gifts.log"))
+    record = read_log(tmp_path / "gifts.log")
+    checked = 0
+    for g in record.games:
+        hands = list(g.hands)
+        for k, (f, t, table) in enumerate(g.changes):  # strongest up first, then the gifts
+            cards = table_to_hand(table)
+            if k >= 2:
+                assert cards == strongest_cards(hands[f], 2 if k == 2 else 1)
+                checked += 1
+            hands[f] &= ~cards
+            hands[t] |= cards
+    assert checked == 2 * sum(1 for g in record.games if g.changes) > 0
+    assert replay_record(record).ok
