@@ -162,3 +162,21 @@ def test_an_invalid_gift_is_replaced_by_the_strongest_cards(tmp_path):
             hands[t] |= cards
     assert checked == 2 * sum(1 for g in record.games if g.changes) > 0
     assert replay_record(record).ok
+
+
+def test_match_script_with_tcp_client_processes(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
+    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    log = tmp_path / "script.log"
+    assert script.main(["--games", "4", "--seed", "5", "--log", str(log), "--players",
+                        "default,tcp:default,default,default,tcp:default"]) == 0
+    out = capsys.readouterr().out
+    assert "player 1 default1" in out and "95%" in out
+    record = read_log(log)
+    assert record.names[1] == "default1" and len(record.games) == 4
+    assert replay_record(record, DefaultClient).ok
