@@ -47,7 +47,7 @@ class DefaultClient:
         hand = np.array(table, dtype=np.int64)
         out = _empty()
         for _ in range(n):
-            one = _low_solo(hand, 0)
+            one = _solo(hand, 0, low=True)
             hand[:5][one[:5] == 1] = 0
             out[:5][one[:5] > 0] = 1
         return out
@@ -120,7 +120,7 @@ class DefaultClient:
             hits = _exactly(group, n)
             if hits is not None:
                 return (self._high_group if self.rev else self._low_group)(my, hits)
-        return (_high_solo if self.rev else _low_solo)(my, self.joker)
+        return _solo(my, self.joker, low=not self.rev)
 
     def _candidates(self, my: np.ndarray, above: bool) -> np.ndarray:
         temp = _above(my, self.ord) if above else _below(my, self.ord)
@@ -135,7 +135,7 @@ class DefaultClient:
         above = not self.rev
         if self.qty == 1:
             loose = self._candidates(_loose_singles(my), above)
-            return (_low_solo if above else _high_solo)(loose, self.joker)
+            return _solo(loose, self.joker, low=above)
         temp = self._candidates(my, above)
         if self.sequence == 0:
             hits = self._matching(temp, _groups, _joker_groups)
@@ -278,27 +278,17 @@ def _drop_runs(my: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _low_solo(t: np.ndarray, joker: int) -> np.ndarray:
+def _solo(t: np.ndarray, joker: int, low: bool) -> np.ndarray:
+    """The lowest (``low``) or highest single card of rows 0-3, else the joker alone (written
+    at [0][14] by the low search, [0][0] by the high one), else nothing (a pass)."""
     out = _empty()
-    for c in range(1, 14):
+    for c in (range(1, 14) if low else range(13, 0, -1)):
         for r in range(4):
             if t[r, c] == 1:
                 out[r, c] = 1
                 return out
     if joker == 1:
-        out[0, 14] = 2
-    return out
-
-
-def _high_solo(t: np.ndarray, joker: int) -> np.ndarray:
-    out = _empty()
-    for c in range(13, 0, -1):
-        for r in range(4):
-            if t[r, c] == 1:
-                out[r, c] = 1
-                return out
-    if joker == 1:
-        out[0, 0] = 2
+        out[0, 14 if low else 0] = 2
     return out
 
 
