@@ -212,3 +212,57 @@ def test_fast_playout_ends_the_game_with_legal_moves():
         assert replay.current_player() == p
         replay.apply_action(int(a))
     assert np.array_equal(replay.s, state.s)
+
+
+def _server_accepts(state: DaihinminState, table: np.ndarray) -> bool:
+    """The official server's checks written out literally on the table analyses (inclusion,
+    analysis, comparison, suit lock, lone joker): an oracle independent of move generation."""
+    s = state.s
+    hand = state.hand(int(s[E.S_PLAYER]))
+    sub = analyze(table)
+    cells = table[:5]
+    held = all(hand >> card_index(int(r), int(c)) & 1 for r, c in np.argwhere(cells == 1))
+    error = sub.error or not held or ((cells == 2).any() and not hand >> JOKER & 1)
+    if s[E.S_FIELD] >= 0:
+        stage = analyze(action_to_table(int(s[E.S_FIELD])))
+        rev = int(s[E.S_REVOLUTION])
+        if stage.count != sub.count:
+            error = True
+        elif not (sub.kind == A.T_LONE_JOKER and stage.kind == A.T_SINGLE):
+            if stage.kind != sub.kind:
+                error = True
+            elif stage.kind == A.T_GROUP:
+                error |= (sub.value - stage.value >= 0) if rev else (sub.value - stage.value <= 0)
+            else:
+                error |= (sub.value - stage.value + stage.count - 1 >= 0) if rev else (
+                    sub.value - stage.value - stage.count + 1 <= 0)
+        if not error and sub.kind != A.T_LONE_JOKER and s[E.S_LOCK] and sub.suit != stage.suit:
+            error = True
+    if s[E.S_JOKER_ALONE]:
+        return (sub.value, sub.count, sub.suit) == (1, 1, 1) and bool(hand & 1)
+    return not error
+
+
+def test_move_generation_matches_the_servers_checks():
+    from blokuszero.games.testing import random_positions
+
+    checked = 0
+    seen = set()  # which special situations the random games reached
+    for seed in range(12):
+        for position in random_positions(DaihinminGame(), seed):
+            if position.s[E.S_PHASE] != E.P_PLAY:
+                continue
+            for revolution in (0, 1):  # random games seldom revolt: check both directions
+                state = position.clone()
+                state.s[E.S_REVOLUTION] = revolution
+                seen |= {k for k in (E.S_REVOLUTION, E.S_LOCK, E.S_JOKER_ALONE) if state.s[k]}
+                hand = state.hand(state.current_player())
+                legal = set(state.legal_actions().tolist())
+                held = np.flatnonzero((A.A_CARDS[1:A.NUM_PLAY_ACTIONS] & ~hand) == 0) + 1
+                for a in held:
+                    assert _server_accepts(state, action_to_table(int(a))) == (a in legal), (
+                        state.action_to_string(int(a)), str(state))
+                    checked += 1
+                assert legal - set(held.tolist()) == {A.PASS}
+    assert checked > 10_000
+    assert seen == {E.S_REVOLUTION, E.S_LOCK, E.S_JOKER_ALONE}
