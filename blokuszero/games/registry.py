@@ -6,8 +6,9 @@ from .base import Game
 
 
 def make_game(name: str, **options) -> Game:
-    """A game by its name: ``blokus``, ``tictactoe``, or ``go`` (options ``size``, ``komi``,
-    ``ko_rule``; ``go9``, ``go13``, ``go19`` name the usual sizes)."""
+    """A game by its name: ``blokus``, ``tictactoe``, ``go`` (options ``size``, ``komi``,
+    ``ko_rule``; ``go9``, ``go13``, ``go19`` name the usual sizes), ``kuhn_poker`` (option
+    ``num_players``, 3 by default) or ``prisoners_dilemma`` (option ``rounds``)."""
     if name == "blokus":
         from .blokus import BlokusGame
 
@@ -20,4 +21,13 @@ def make_game(name: str, **options) -> Game:
         from .go import GoGame
 
         return GoGame(**{"size": int(name[2:] or 9), **options})
-    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, go9, go13, go19")
+    if name == "kuhn_poker":
+        from .kuhn import KuhnGame
+
+        return KuhnGame(**options)
+    if name == "prisoners_dilemma":
+        from .matrix import MatrixGame
+
+        return MatrixGame(**options)
+    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, go9, go13, go19, "
+                     f"kuhn_poker, prisoners_dilemma")

@@ -15,9 +15,9 @@ from the game's ``[min_utility, max_utility]``.
 
 Beyond turn-taking, the same loop handles:
 
-- simultaneous moves: at a SIMULTANEOUS node every role selects its own action from its own
-  rows of the node (decoupled UCT / PUCT); the joint action leads to a child created when
-  first played;
+- simultaneous moves: at a SIMULTANEOUS node every role draws its own action from its own
+  rows of the node (decoupled, by Exp3: :mod:`.simultaneous`); the joint action leads to a
+  child created when first played;
 - chance nodes inside the tree: an outcome drawn by its probability, one child per outcome;
 - hidden information (``determinized``): each simulation starts from
   ``state.sample_determinization(root_player, rng)`` (or an injected ``sampler``), nodes are
@@ -43,6 +43,7 @@ from .evaluators import Evaluation, Evaluator
 from .policies import RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
+from .simultaneous import Exp3
 from .tree import ROOT, UNKNOWN_PLAYER, Tree, backup
 
 #: ``sampler(root_state, player, rng)``: the state a simulation starts from.
@@ -107,6 +108,7 @@ class MCTSConfig:
     reuse_tree: bool = True  # keep the subtree of the move played for the next search
     virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
     determinized: bool = False  # hidden information: determinized search over information sets
+    exp3_gamma: float = 0.1  # exploration of Exp3 at simultaneous-move nodes
 
     def __post_init__(self) -> None:
         if self.tree not in TREE_SHAPES:
@@ -143,6 +145,7 @@ class MCTS:
         self.enhancements: tuple[Enhancement, ...] = tuple(parts)
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
+        self.joint_rule = Exp3(config.exp3_gamma)
         self.tree: Tree | None = None
         self.root_player = 0
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
@@ -262,6 +265,8 @@ class MCTS:
         lo, hi = self.evaluator.value_bounds
         value = self.shape.shape_value(value, self.root_player, lo, hi)
         backup(tree.visits, tree.value_sum, path, value)
+        if tree.joint:  # simultaneous-move (or chance) nodes on some path: Exp3's statistics
+            self.joint_rule.update(tree, path, value)
         if not self.enhancements:
             return
         tree_moves = path[1:]
@@ -358,8 +363,9 @@ class MCTS:
         return mask
 
     def _select_joint(self, node: int, state: State, path: list[int], mask: np.ndarray | None) -> int:
-        """Decoupled selection at a simultaneous-move node: each role picks from its own rows;
-        the rows join the path (their statistics are the roles'), then the joint child."""
+        """Decoupled selection at a simultaneous-move node: each role draws from its own rows
+        (:class:`~.simultaneous.Exp3`); the rows join the path (their statistics are the
+        roles'), then the joint child."""
         tree = self.tree
         first, count = int(tree.first_child[node]), int(tree.num_children[node])
         movers = tree.mover[first:first + count]
@@ -368,7 +374,7 @@ class MCTS:
             mine = movers == p
             if mask is not None:
                 mine &= mask
-            row = self.rule.select(tree, node, mine)
+            row = self.joint_rule.select(tree, node, mine, self.rng)
             joint.append(int(tree.action[row]))
             path.append(row)
         state.apply_joint_action(joint)

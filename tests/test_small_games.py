@@ -1,0 +1,231 @@
+"""The small games that prove the interface and the search core beyond turn-taking: a
+simultaneous-move matrix game and 3-player Kuhn poker (hidden cards), searched through MCTS."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from blokuszero.games.base import TERMINAL, Game, State
+from blokuszero.games.kuhn import BET, PASS, KuhnGame, KuhnState
+from blokuszero.games.matrix import MatrixGame
+from blokuszero.games.testing import check_game
+from blokuszero.search import MCTS, UCB1, MCTSConfig, RolloutEvaluator, choose_action
+
+COOPERATE, DEFECT = 0, 1
+
+
+def test_small_games_pass_conformance():
+    for game in (MatrixGame(), MatrixGame(rounds=3), KuhnGame(3), KuhnGame(2)):
+        check_game(game, num_games=30)
+
+
+class PeekingKuhn(KuhnGame):
+    """A broken game: its determinizations change the player's own card."""
+
+    def new_initial_state(self, seed=None):
+        state = super().new_initial_state(seed)
+        state.sample_determinization = lambda player, rng: KuhnState.sample_determinization(
+            state, (player + 1) % self.num_players, rng)
+        return state
+
+
+def test_conformance_rejects_a_determinization_that_changes_what_the_player_knows():
+    with pytest.raises(AssertionError, match="contradicts what"):
+        check_game(PeekingKuhn(3), num_games=5)
+
+
+def test_kuhn_rules_by_hand():
+    game = KuhnGame(3)
+    assert (game.min_utility, game.max_utility, game.num_actions) == (-2, 4, 4)
+    state = game.deal([3, 0, 1])  # A, J, Q
+    assert str(state) == "cards A J Q; bets -"
+    for move in (PASS, PASS, PASS):
+        state.apply_action(move)
+    assert state.current_player() == TERMINAL and state.returns().tolist() == [2, -1, -1]
+    # Player 1 bets; 2 folds; 0 calls with the ace: pot 3 antes + 2 bets, player 0 paid 2.
+    state = game.deal([3, 0, 1])
+    for move in ("pass", "bet", "pass"):
+        state.apply_action(state.string_to_action(move))
+    assert state.current_player() == 0 and state.returns().tolist() == [0, 0, 0]
+    state.apply_action(BET)
+    assert state.returns().tolist() == [3, -2, -1]
+    # Everyone folds to a bet: the bettor takes the antes.
+    state = game.deal([0, 1, 3])
+    for move in (BET, PASS, PASS):
+        state.apply_action(move)
+    assert state.returns().tolist() == [2, -1, -1]
+    with pytest.raises(ValueError, match="not a legal card"):
+        game.deal([2, 2])
+    before = game.deal([1, 2, 3])
+    with pytest.raises(ValueError, match="not a legal move"):
+        before.apply_action(2)
+    assert before.bets == [] and before.current_player() == 0
+
+
+def test_matrix_game_rules():
+    game = MatrixGame(rounds=2)
+    state = game.new_initial_state()
+    assert (game.min_utility, game.max_utility) == (0, 200)
+    with pytest.raises(ValueError, match="simultaneous"):
+        state.apply_action(0)
+    with pytest.raises(ValueError, match="2 entries"):
+        state.apply_joint_action([0])
+    with pytest.raises(ValueError, match="action 2 of player 1"):
+        state.apply_joint_action([0, 2])
+    state.apply_joint_action([DEFECT, COOPERATE])
+    state.apply_joint_action([DEFECT, DEFECT])
+    assert state.is_terminal() and state.returns().tolist() == [120, 20]
+
+
+def search(game: Game, state: State, simulations: int, seed: int, **config):
+    mcts = MCTS(game, MCTSConfig(simulations=simulations, **config), UCB1(0.7),
+                RolloutEvaluator(rng=np.random.default_rng(seed)), rng=seed)
+    return mcts, mcts.search(state)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_dominated_action_loses_its_visits(seed):
+    """Prisoner's dilemma on a 0-100 scale: defecting strictly dominates for both roles, so
+    each role's cooperation keeps only Exp3's exploration share (gamma / 2 = 5%)."""
+    game = MatrixGame()
+    share = {}
+    for simulations in (200, 2000):
+        _, result = search(game, game.new_initial_state(), simulations, seed)
+        assert result.movers.tolist() == [0, 0, 1, 1] and result.actions.tolist() == [0, 1, 0, 1]
+        assert result.visits[:2].sum() == result.visits[2:].sum() == simulations
+        share[simulations] = result.visits[[0, 2]] / simulations
+        for p in (0, 1):
+            assert choose_action(result, player=p) == DEFECT
+        # Rewards on the evaluator's [0, 1]: the payoffs / 100.
+        assert np.all((result.values >= 0) & (result.values <= 1))
+    assert np.all(share[2000] < 0.12) and np.all(share[2000] < share[200])
+
+
+def test_simultaneous_tree_is_reused_along_the_joint_action_played():
+    game = MatrixGame(rounds=2)
+    state = game.new_initial_state()
+    mcts, _ = search(game, state, 600, 0)
+    child = mcts.tree.joint[0][(DEFECT, DEFECT)]
+    kept = int(mcts.tree.visits[child])
+    mcts.advance_joint((DEFECT, DEFECT))
+    state.apply_joint_action((DEFECT, DEFECT))
+    assert mcts.tree.visits[0] == kept > 0
+    again = mcts.search(state)
+    assert again.visits[:2].sum() == kept + 600 - 1  # the root's own first visit chose no row
+
+
+def test_determinized_search_never_sees_the_opponents_cards():
+    """Player 0 holds the king and nobody has bet: whatever the opponents really hold, the
+    seeded search is the same. A perfect-information search (which reads the real cards)
+    is not, so this test can fail."""
+    game = KuhnGame(3)
+    deals = [[2, 3, 0], [2, 0, 3], [2, 1, 0]]
+    hidden = [search(game, game.deal(d), 1500, 4, determinized=True)[1] for d in deals]
+    for other in hidden[1:]:
+        assert np.array_equal(other.visits, hidden[0].visits)
+        assert np.array_equal(other.values, hidden[0].values)
+    seeing = [search(game, game.deal(d), 1500, 4)[1] for d in deals]
+    assert not all(np.array_equal(s.values, seeing[0].values) for s in seeing[1:])
+    # The opponents' real cards matter: with the ace behind, the king's values differ.
+    assert seeing[0].values[0, 0] != seeing[2].values[0, 0]
+
+
+class CardState(State):
+    """Player 0 moves ("go"), then player 1, who holds a hidden card c in {0, 1, 2}, plays
+    it (action c, worth c - 1 to player 1) or folds (action 3, worth 0)."""
+
+    def __init__(self, card: int) -> None:
+        self.card = card
+        self.moves: list[int] = []
+
+    def current_player(self):
+        return TERMINAL if len(self.moves) == 2 else len(self.moves)
+
+    def legal_actions(self, player=None):
+        p = self.current_player()
+        if p == TERMINAL or player not in (None, p):
+            return np.empty(0, np.int64)
+        return np.array([0]) if p == 0 else np.array(sorted({self.card, 3}))
+
+    def apply_action(self, action):
+        if action not in self.legal_actions():
+            raise ValueError(f"illegal {action}")
+        self.moves.append(int(action))
+
+    def clone(self):
+        other = CardState(self.card)
+        other.moves = list(self.moves)
+        return other
+
+    def returns(self):
+        if not self.is_terminal() or self.moves[1] == 3:
+            return np.zeros(2)
+        return np.array([1.0 - self.card, self.card - 1.0])
+
+    def action_to_string(self, action):
+        return str(action)
+
+    def string_to_action(self, text):
+        return int(text)
+
+    def key(self):
+        return hash((self.card, *self.moves)) % (1 << 62)
+
+    def information_state_key(self, player):
+        return hash((self.card if player == 1 else -1, *self.moves)) % (1 << 62)
+
+    def sample_determinization(self, player, rng):
+        other = self.clone()
+        if player == 0:
+            other.card = int(rng.integers(3))
+        return other
+
+
+class CardGame(Game):
+    name, num_players, num_actions, max_game_length = "card", 2, 4, 2
+
+    def new_initial_state(self, seed=None):
+        return CardState(2)
+
+
+def test_availability_counts_are_exact_on_a_hand_checked_tree():
+    """Twelve simulations whose determinizations deal player 1 the cards 0, 1, 2, 0, 1, 2, ...
+    Player 1's node meets card 0 and fold first, then card 1, then card 2 (its block moves
+    twice); each card was available in 4 simulations, fold in all 12."""
+    game = CardGame()
+    cards = itertools.cycle([0, 1, 2])
+
+    def sampler(state, player, rng):
+        other = state.clone()
+        other.card = next(cards)
+        return other
+
+    mcts = MCTS(game, MCTSConfig(simulations=12, expand_threshold=0, determinized=True), UCB1(0.7),
+                RolloutEvaluator(), rng=0, sampler=sampler)
+    mcts.search(game.new_initial_state())
+    tree = mcts.tree
+    go = int(tree.first_child[0])
+    assert tree.avail[go] == 12 and tree.visits[go] == 12
+    kids = tree.children(go)
+    assert tree.action[kids].tolist() == [0, 3, 1, 2]  # in the order they were met
+    assert tree.avail[kids].tolist() == [4, 12, 4, 4]
+    assert tree.visits[kids].sum() == 12 and np.all(tree.visits[kids] <= tree.avail[kids])
+    assert np.all(tree.parent[kids] == go)
+    after_go = CardState(0)
+    after_go.apply_action(0)
+    assert tree.key[go] == after_go.information_state_key(0)  # player 0's view: no card
+    # UCB1 takes each child's availability as its parent's visit count.
+    scores = UCB1(0.7).scores(tree, go)
+    for i, k in enumerate(kids):
+        n = tree.visits[k]
+        if n:
+            q = tree.value_sum[k, 1] / n
+            assert scores[i] == pytest.approx(q + 0.7 * math.sqrt(math.log(tree.avail[k]) / n))
+    # The moved blocks left no trace in the tree kept for the next move.
+    kept = tree.subtree(go)
+    assert kept.size == 5 and kept.action[1:5].tolist() == [0, 3, 1, 2]
+    assert kept.avail[1:5].tolist() == [4, 12, 4, 4]
