@@ -219,3 +219,29 @@ def test_virtual_loss_spreads_pending_leaves_and_leaves_no_trace():
     kids = tree.children(0)
     assert tree.visits[0] == 9 and tree.visits[kids].sum() == 8
     assert np.all(tree.value_sum[kids] == 0)  # the uniform evaluator's 0 values, no losses left
+
+
+def test_searches_side_by_side_do_not_share_randomness():
+    """Lockstep self-play interleaves the simulations of many trees: each tree must grow as it
+    would alone (ties among equal priors are frequent with a uniform prior)."""
+    game = TicTacToeGame()
+    state = game.new_initial_state()
+
+    def mcts(seed):
+        return MCTS(game, MCTSConfig(simulations=200, expand_threshold=0), PUCT(),
+                    UniformEvaluator(2), rng=seed)
+
+    def grown(m):
+        return m.tree.action[:m.tree.size].tolist(), m.tree.visits[:m.tree.size].tolist()
+
+    alone = mcts(1)
+    alone.search(state)
+    a, b = mcts(1), mcts(2)
+    a.begin(state)
+    b.begin(state)
+    for _ in range(200):
+        for m in (b, a):
+            leaf = m.select_leaf(state)
+            m.complete(leaf, None if leaf.state is None else m.evaluator.evaluate([leaf.state])[0])
+    assert grown(a) == grown(alone)
+    assert grown(b) != grown(a)

@@ -194,7 +194,9 @@ class MCTS:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,
                              track_availability=self.config.determinized)
         self.tree.reach(ROOT, to_move, key)
-        # Seeds the games' numba fast paths (playouts) and the selection tie-breaks.
+        self.tree.tie_seed = int(self.rng.integers(2**63))
+        # The games' numba playouts draw from numba's global generator (they take no
+        # generator): seeded here, so a rollout search is reproducible from its own seed.
         seed_numba(int(self.rng.integers(2**31)))
         for e in self.enhancements:
             e.begin(self.tree, self.game.num_players, self.game.num_actions, self.rng)

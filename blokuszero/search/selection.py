@@ -3,9 +3,9 @@
 Each rule scores the children of a node from the point of view of the player who makes
 the move into each child (``tree.mover``), so the same rules serve MaxN, Paranoid and
 Best-Reply trees and the roles of a simultaneous-move node. The highest score among the
-children available in this simulation wins (``mask``: a role's rows at a joint node, the
-actions legal in this determinization); exact ties (unvisited children under UCB1 score +inf)
-are broken uniformly at random.
+children available in this simulation wins (``mask``: the actions legal in this
+determinization); exact ties (unvisited children under UCB1 score +inf) are broken uniformly
+at random from the tree's own ``tie_seed``.
 
 Where the tree tracks availability (determinized search), the "parent visits" of UCB1 and
 PUCT are each child's availability count (Cowling et al., ISMCTS), as a child that was not
@@ -29,8 +29,23 @@ from .enhancements import Enhancement, HistoryTable
 from .tree import Tree
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True, inline="always")
+def _splitmix64(x):
+    """One step of SplitMix64 (Steele, Lea & Flood): a well-mixed 64-bit value from ``x``."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 @nb.njit(cache=True)
-def _argmax_random_ties(scores) -> int:
+def _argmax_random_ties(scores, seed, node, visits) -> int:
+    """The best score's index, ties broken uniformly (reservoir sampling) by a stream drawn
+    from the tree's ``seed``, the node and its visit count: each search object has its own,
+    and the choice does not depend on other searches running beside it."""
+    state = np.uint64(seed) ^ (np.uint64(node) * _GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
     best = -np.inf
     ties = 0
     choice = 0
@@ -40,7 +55,8 @@ def _argmax_random_ties(scores) -> int:
             best, ties, choice = s, 1, i
         elif s == best:
             ties += 1
-            if np.random.randint(ties) == 0:  # reservoir sampling: uniform over the ties
+            state += _GOLDEN
+            if _splitmix64(state) % np.uint64(ties) == np.uint64(0):
                 choice = i
     return choice
 
@@ -144,7 +160,8 @@ class SelectionRule(abc.ABC):
         scores = self.scores(tree, node)
         if mask is not None:
             scores[~mask] = -np.inf
-        return int(tree.first_child[node]) + _argmax_random_ties(scores)
+        return int(tree.first_child[node]) + _argmax_random_ties(scores, tree.tie_seed, node,
+                                                                 tree.visits[node])
 
 
 class UCB1(SelectionRule):

@@ -46,6 +46,7 @@ class Tree:
         self.num_players = num_players
         self.value_bounds = (float(value_bounds[0]), float(value_bounds[1]))
         self.track_availability = track_availability
+        self.tie_seed = 0  # selection's tie-breaks draw from it (the search sets it)
         self.size = 0
         self.extra: dict[str, np.ndarray] = {}  # enhancements' per-row arrays
         self.joint: dict[int, dict[tuple[int, ...], int]] = {}  # node -> joint action -> child
