@@ -9,11 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from blokuszero.games.base import TERMINAL, Game, State
+from blokuszero.games.base import CHANCE, TERMINAL, Game, State
 from blokuszero.games.kuhn import BET, PASS, KuhnGame, KuhnState
 from blokuszero.games.matrix import MatrixGame
 from blokuszero.games.testing import check_game
-from blokuszero.search import MCTS, UCB1, MCTSConfig, RolloutEvaluator, choose_action
+from blokuszero.games.tictactoe import TicTacToeGame, TicTacToeState
+from blokuszero.search import (MCTS, PUCT, UCB1, Evaluation, MCTSConfig, RolloutEvaluator,
+                               choose_action)
 
 COOPERATE, DEFECT = 0, 1
 
@@ -229,3 +231,102 @@ def test_availability_counts_are_exact_on_a_hand_checked_tree():
     kept = tree.subtree(go)
     assert kept.size == 5 and kept.action[1:5].tolist() == [0, 3, 1, 2]
     assert kept.avail[1:5].tolist() == [4, 12, 4, 4]
+
+
+class CoinState(State):
+    """Player 0 calls heads (0) or tails (1); then a coin lands heads with probability 0.8;
+    a right call wins."""
+
+    def __init__(self) -> None:
+        self.moves: list[int] = []
+
+    def current_player(self):
+        return (0, CHANCE, TERMINAL)[len(self.moves)]
+
+    def legal_actions(self, player=None):
+        if self.is_terminal() or player not in (None, self.current_player()):
+            return np.empty(0, np.int64)
+        return np.array([0, 1])
+
+    def chance_outcomes(self):
+        return np.array([0, 1]), np.array([0.8, 0.2])
+
+    def apply_action(self, action):
+        if action not in self.legal_actions():
+            raise ValueError(f"illegal {action}")
+        self.moves.append(int(action))
+
+    def clone(self):
+        other = CoinState()
+        other.moves = list(self.moves)
+        return other
+
+    def returns(self):
+        if not self.is_terminal():
+            return np.zeros(1)
+        return np.array([1.0 if self.moves[0] == self.moves[1] else -1.0])
+
+    def action_to_string(self, action):
+        return "HT"[action]
+
+    def string_to_action(self, text):
+        return "HT".index(text)
+
+    def key(self):
+        return 1 + sum(m << (2 * i) for i, m in enumerate(self.moves))
+
+
+class CoinGame(Game):
+    name, num_players, num_actions, max_game_length = "coin", 1, 2, 2
+
+    def new_initial_state(self, seed=None):
+        return CoinState()
+
+
+def test_chance_nodes_inside_the_tree_follow_their_probabilities():
+    game = CoinGame()
+    check_game(game)
+    mcts, result = search(game, game.new_initial_state(), 2000, 0, expand_threshold=0)
+    assert choose_action(result) == 0 and result.visits[0] > 0.9 * 2000
+    heads_call = int(mcts.tree.first_child[0])
+    outcomes = mcts.tree.joint[heads_call]  # the coin's children, one per outcome seen
+    heads, tails = mcts.tree.visits[outcomes[(0,)]], mcts.tree.visits[outcomes[(1,)]]
+    assert heads + tails == result.visits[0] and abs(heads / (heads + tails) - 0.8) < 0.03
+    assert result.values[0, 0] == pytest.approx(0.8, abs=0.03)  # P(win) on [0, 1]
+
+
+class NoCornerState(TicTacToeState):
+    """Tic-tac-toe where search skips the corner a3 (action 0), as Go skips own-eye fills."""
+
+    def search_actions(self):
+        legal = self.legal_actions()
+        return legal[legal != 0]
+
+    def clone(self):
+        other = NoCornerState()
+        other._cells, other._to_move, other._winner = list(self._cells), self._to_move, self._winner
+        return other
+
+
+class RisingPrior(RolloutEvaluator):
+    """Priors 1, 2, 3, ... (normalised) over the legal actions in order; value 0."""
+
+    provides_priors = True
+    value_bounds = (-1.0, 1.0)
+
+    def evaluate(self, states):
+        out = []
+        for s in states:
+            k = len(s.legal_actions())
+            out.append(Evaluation(np.zeros(2), np.arange(1.0, k + 1) / (k * (k + 1) / 2)))
+        return out
+
+
+def test_priors_reach_the_children_by_action_id():
+    game = TicTacToeGame()
+    mcts = MCTS(game, MCTSConfig(simulations=2, expand_threshold=0), PUCT(), RisingPrior(), rng=0)
+    result = mcts.search(NoCornerState())
+    # Children: cells 1..8 of the 9 legal; each keeps its own prior (2..9, renormalised),
+    # not the prior of the legal action at the same position (1..8).
+    assert result.actions.tolist() == list(range(1, 9))
+    assert np.allclose(result.prior, np.arange(2.0, 10.0) / 44)
