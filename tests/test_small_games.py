@@ -330,3 +330,14 @@ def test_priors_reach_the_children_by_action_id():
     # not the prior of the legal action at the same position (1..8).
     assert result.actions.tolist() == list(range(1, 9))
     assert np.allclose(result.prior, np.arange(2.0, 10.0) / 44)
+
+
+def test_a_determinized_player_from_the_factory():
+    from blokuszero.players.factory import make_player
+
+    game = KuhnGame(3)
+    player = make_player(game, {"kind": "mcts", "determinized": True, "simulations": 300,
+                                "c": 0.7}, seed=0)
+    state = game.deal([3, 0, 1])
+    assert player.choose_action(state) in (PASS, BET)
+    assert player.mcts.tree.track_availability

@@ -11,7 +11,7 @@ the order given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -20,9 +20,9 @@ from ..games.base import State
 from .tree import Tree
 
 
-@dataclass(frozen=True)
-class Simulation:
-    """One finished simulation, as enhancements see it at backup."""
+class Simulation(NamedTuple):
+    """One finished simulation, as enhancements see it at backup (a tuple: built once per
+    simulation, it must be cheap)."""
 
     path: np.ndarray  # [D] tree rows from the root
     players: np.ndarray  # [T] the mover of each move, tree moves then playout moves
