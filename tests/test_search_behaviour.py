@@ -245,3 +245,53 @@ def test_searches_side_by_side_do_not_share_randomness():
             m.complete(leaf, None if leaf.state is None else m.evaluator.evaluate([leaf.state])[0])
     assert grown(a) == grown(alone)
     assert grown(b) != grown(a)
+
+
+def test_a_shape_object_plugs_in_without_the_config():
+    from blokuszero.search import Paranoid
+
+    game = ExplicitTreeGame(TEXTBOOK, 3)
+    def rollouts():
+        return RolloutEvaluator(rng=np.random.default_rng(0))
+
+    by_name = MCTS(game, MCTSConfig(tree="paranoid", simulations=500), UCB1(0.3), rollouts(), rng=0)
+    by_object = MCTS(game, MCTSConfig(simulations=500), UCB1(0.3), rollouts(), rng=0,
+                     shape=Paranoid())
+    a, b = by_name.search(game.new_initial_state()), by_object.search(game.new_initial_state())
+    assert np.array_equal(a.visits, b.visits) and choose_action(b) == 0
+
+
+def test_enhancements_combine_and_seed_new_nodes():
+    """Progressive History's table, RAVE's AMAF statistics and a third enhancement that seeds
+    every new "centre" child with 20 won visits run in one search."""
+    from blokuszero.search import AmafStatistics, Enhancement
+
+    class CentreBonus(Enhancement):
+        def __init__(self):
+            self.expanded, self.backups, self.keys = 0, 0, set()
+
+        def on_expand(self, tree, node, state):
+            self.expanded += 1
+            kids = tree.children(node)
+            centre = kids[tree.action[kids] == 4]
+            tree.visits[centre] += 20
+            tree.value_sum[centre, tree.mover[centre]] += 20.0
+
+        def on_backup(self, tree, simulation):
+            self.backups += 1
+            self.keys.update(tree.key[simulation.path].tolist())
+            assert len(simulation.players) == len(simulation.actions) >= simulation.tree_moves
+
+    game = TicTacToeGame()
+    bonus, amaf = CentreBonus(), AmafStatistics()
+    rule = ProgressiveHistory(0.2, 5.0)
+    mcts = MCTS(game, MCTSConfig(simulations=30), rule, RolloutEvaluator(rng=np.random.default_rng(0)),
+                rng=0, enhancements=[amaf, bonus])
+    assert mcts.enhancements == (rule.history, amaf, bonus)
+    result = mcts.search(game.new_initial_state())
+    assert choose_action(result) == 4  # seeded: centre first, and kept
+    assert bonus.backups == 30 and bonus.expanded >= 1 and len(bonus.keys) > 10
+    # Every move of every simulation (tree and playout) is in the history table...
+    assert rule.history.hist_count.sum() > 30 * 5
+    # ...and the AMAF rows of the root's children are filled.
+    assert mcts.tree.extra["amaf_u"][mcts.tree.children(0)].sum() > 0
