@@ -215,7 +215,7 @@ class MCTS:
         node = ROOT
         path = [ROOT]
         while True:
-            to_move = state.current_player() if hidden else tree.to_move[node]
+            to_move = state.current_player() if hidden else int(tree.to_move[node])
             if to_move == TERMINAL:
                 value = self.evaluator.terminal_value(state.returns(), self.utility)
                 to_evaluate, expand = None, False

@@ -39,7 +39,7 @@ import numba as nb
 import numpy as np
 
 from .enhancements import Enhancement, Simulation
-from .selection import SelectionRule
+from .selection import SelectionRule, argmax_random_ties
 from .tree import ROOT, Tree
 
 FORMS = ("fuego", "gelly_silver")
@@ -153,6 +153,12 @@ def rave_scores(first, count, visits, value_sum, mover, parent_visits, amaf_w, a
     return out
 
 
+@nb.njit(cache=True)
+def rave_select(seed, node, visits, *args) -> int:
+    """:func:`rave_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(rave_scores(*args), seed, node, visits)
+
+
 class AmafStatistics(Enhancement):
     """AMAF statistics per tree row, gathered at backup (see the module docstring).
 
@@ -242,10 +248,13 @@ class RAVE(SelectionRule):
         self.rave_weight_initial, self.rave_weight_final = rave_weight_initial, rave_weight_final
         self.first_play_urgency = first_play_urgency
 
-    def scores(self, tree: Tree, node: int) -> np.ndarray:
+    score_kernel = staticmethod(rave_scores)
+    select_kernel = staticmethod(rave_select)
+
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
         x = tree.extra
-        return rave_scores(tree.first_child[node], tree.num_children[node], tree.visits,
-                           tree.value_sum, tree.mover, tree.visits[node], x["amaf_w"],
-                           x["amaf_wx"], x["amaf_u"], self.form == "gelly_silver", self.c,
-                           self.c_rave, self.k_rave, self.rave_weight_initial,
-                           self.rave_weight_final, self.beta_unweighted, self.first_play_urgency)
+        return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
+                tree.mover, tree.visits[node], x["amaf_w"], x["amaf_wx"], x["amaf_u"],
+                self.form == "gelly_silver", self.c, self.c_rave, self.k_rave,
+                self.rave_weight_initial, self.rave_weight_final, self.beta_unweighted,
+                self.first_play_urgency)
