@@ -16,6 +16,14 @@ Run it once per version and round, alternating, with ``PYTHONPATH`` at each vers
     for r in 1 2 3; do for w in base new; do
       (cd $w && PYTHONPATH=$PWD python /path/to/scripts/bench_core.py >> /tmp/$w.jsonl); done; done
     python scripts/bench_core.py --compare /tmp/base.jsonl /tmp/new.jsonl
+
+Separate processes on a shared machine still differ by several percent from run to run (the
+unchanged engines' figures show it). ``--interleave OLD_TREE`` instead imports both versions
+into one process (copies of the two ``blokuszero`` packages under other names) and alternates
+their Go RAVE searches in ABBA order, so load changes hit both alike; it prints CPU
+microseconds per simulation. Blokus is left out there: with two copies of its engine in one
+process, numba's dispatcher falls back to slow argument typing for the second copy, a
+measurement artefact ten times larger than any difference.
 """
 
 from __future__ import annotations
@@ -112,13 +120,64 @@ def compare(a: Path, b: Path) -> None:
               f"{max(vb):,.0f} | {100 * (max(vb) / max(va) - 1):+.1f}% |")
 
 
+def interleave(old_tree: Path, rounds: int) -> None:
+    """Go RAVE searches of the version in ``old_tree`` and of this tree, alternated in one
+    process; a markdown table of CPU microseconds per simulation."""
+    import importlib
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="bench_core_"))
+    here = Path(__file__).resolve().parents[1]
+    for name, tree in (("bz_old", old_tree), ("bz_new", here)):
+        shutil.copytree(tree / "blokuszero", root / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(root))
+    versions = {name: (importlib.import_module(f"{name}.players.factory"),
+                       importlib.import_module(f"{name}.games.go")) for name in ("bz_old", "bz_new")}
+    cases = {"go9 rave": (9, 1.0, 2000), "go9 rave, pattern (1.5, 1)": (9, 1.5, 2000),
+             "go19 rave": (19, 1.0, 400)}
+
+    def cost(name: str, case: str, seed: int) -> float:
+        factory, go_module = versions[name]
+        size, k, sims = cases[case]
+        game = go_module.GoGame(size)
+        player = factory.make_player(game, {"preset": "go_rave", "simulations": sims, "k": k}, seed)
+        start = time.process_time()
+        player.choose_action(game.new_initial_state())
+        return (time.process_time() - start) / sims * 1e6
+
+    for name in versions:  # compile and load the kernels of both
+        for case in cases:
+            cost(name, case, 0)
+    results: dict[tuple[str, str], list[float]] = {(n, c): [] for n in versions for c in cases}
+    for r in range(rounds):
+        for case in cases:
+            for name in (("bz_old", "bz_new") if r % 2 == 0 else ("bz_new", "bz_old")):
+                results[(name, case)].append(cost(name, case, r))
+    shutil.rmtree(root)
+    print(f"{rounds} rounds, ABBA, CPU microseconds per simulation (lower is faster)\n")
+    print("| search | old median | new median | change | old best | new best | change |")
+    print("|---|---|---|---|---|---|---|")
+    for case in cases:
+        a, b = results[("bz_old", case)], results[("bz_new", case)]
+        ma, mb = statistics.median(a), statistics.median(b)
+        print(f"| {case} | {ma:.1f} | {mb:.1f} | {100 * (mb / ma - 1):+.1f}% | {min(a):.1f} | "
+              f"{min(b):.1f} | {100 * (min(b) / min(a) - 1):+.1f}% |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
                         help="print two files of measurements side by side instead of measuring")
+    parser.add_argument("--interleave", type=Path, metavar="OLD_TREE",
+                        help="compare Go searches with the checkout at OLD_TREE in one process")
+    parser.add_argument("--rounds", type=int, default=12, help="rounds of --interleave")
     args = parser.parse_args()
     if args.compare:
         compare(*args.compare)
+    elif args.interleave:
+        interleave(args.interleave, args.rounds)
     else:
         print(json.dumps(measure()))
 
