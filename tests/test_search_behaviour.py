@@ -90,8 +90,21 @@ def test_mcts_brs_matches_depth_first_brs_on_claim_game():
     state = game.new_initial_state()
     df = DepthFirstSearch(game, DepthFirstConfig("brs", max_depth=5, node_limit=None),
                           lambda s: s.returns())
-    mcts = MCTS(game, MCTSConfig(tree="brs", simulations=2000), UCB1(c=0.5), RolloutEvaluator(), rng=1)
-    assert choose_action(mcts.search(state)) == df.search(state).action == 1
+    mcts = MCTS(game, MCTSConfig(tree="brs", simulations=2000), UCB1(c=0.5),
+                RolloutEvaluator(rng=np.random.default_rng(1)), rng=1)
+    chosen = choose_action(mcts.search(state))
+    best = df.search(state)
+    assert best.action == 1 and best.value[0] == 1
+    # Moves 1, 3 and 4 all win under BRS (0 and 2 lose): MCTS must pick a winning one. Its
+    # value: the same depth-first BRS with the root's moves narrowed to it.
+    root_key = state.key()
+
+    def only_chosen(s, player, actions):
+        return np.array([chosen]) if s.key() == root_key else actions
+
+    narrowed = DepthFirstSearch(game, DepthFirstConfig("brs", max_depth=5, node_limit=None),
+                                lambda s: s.returns(), only_chosen)
+    assert narrowed.search(state).value[0] == best.value[0]
 
 
 def test_maxn_shallow_pruning_keeps_the_answer():
