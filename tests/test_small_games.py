@@ -341,3 +341,23 @@ def test_a_determinized_player_from_the_factory():
     state = game.deal([3, 0, 1])
     assert player.choose_action(state) in (PASS, BET)
     assert player.mcts.tree.track_availability
+
+
+def test_determinized_tree_is_reused_by_information_state():
+    """Player 0 passes, 1 bets, 2 calls: player 0's next search starts from the node its first
+    search reached along those moves, found by its own information-state key."""
+    from blokuszero.players.factory import make_player
+
+    game = KuhnGame(3)
+    state = game.deal([2, 0, 3])
+    player = make_player(game, {"kind": "mcts", "determinized": True, "simulations": 400, "c": 0.7},
+                         seed=0)
+    player.choose_action(state)
+    for move in (PASS, BET, BET):
+        mover = state.current_player()
+        state.apply_action(move)
+        player.inform(move, mover)
+    kept = int(player.mcts.tree.visits[0])
+    assert kept > 0 and player.mcts.tree.key[0] == state.information_state_key(0)
+    player.choose_action(state)
+    assert player.mcts.tree.visits[0] == kept + 400
