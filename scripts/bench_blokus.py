@@ -21,6 +21,7 @@ import numpy as np
 
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus import engine as E
+from blokuszero.games.numba_random import seed_numba
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
 
@@ -100,7 +101,7 @@ def main() -> None:
 
     root = E.new_arrays()
     E.reset(root, t)
-    E.seed(0)
+    seed_numba(0)
     for name, policy, eps in (("uniform", E.UNIFORM, 0.0), ("largest_piece", E.LARGEST_PIECE, 0.05)):
         rate, _ = _rate(lambda k: _playouts(root, scratch, t, k, policy, eps), args.seconds)
         results[f"playouts_per_s_{name}"] = rate

@@ -31,7 +31,7 @@ import numpy as np
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import engine as E
 from blokuszero.players.factory import make_player
-from blokuszero.search.mcts import seed_numba
+from blokuszero.games.numba_random import seed_numba
 
 
 @nb.njit(cache=True)

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from blokuszero.games.go import GoGame
-from blokuszero.search.mcts import seed_numba
+from blokuszero.games.numba_random import seed_numba
 
 GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
 pytestmark = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")

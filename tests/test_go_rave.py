@@ -8,7 +8,7 @@ import pytest
 
 from blokuszero.games.go import GoGame
 from blokuszero.players.factory import make_player, make_rule
-from blokuszero.search import MCTS, RAVE, MCTSConfig, RolloutEvaluator
+from blokuszero.search import MCTS, RAVE, MCTSConfig, RolloutEvaluator, Simulation
 from blokuszero.search.rave import rave_scores
 from blokuszero.search.tree import Tree
 
@@ -26,31 +26,34 @@ def small_tree(num_actions: int, root_actions, child_actions=()) -> Tree:
     return tree
 
 
-def observe(rule: RAVE, tree: Tree, path, players, actions, value, num_actions: int) -> None:
-    rule.reset(2, num_actions)
-    rule.observe(tree, np.array(path, np.int64), np.array(players, np.int64),
-                 np.array(actions, np.int64), np.array(value, np.float64))
+def observe(rule: RAVE, tree: Tree, path, players, actions, value, num_actions: int) -> dict:
+    """Run the rule's AMAF statistics over one simulation; return the tree's AMAF rows."""
+    rule.amaf.begin(tree, 2, num_actions, np.random.default_rng(0))
+    rule.amaf.on_backup(tree, Simulation(np.array(path, np.int64), np.array(players, np.int64),
+                                         np.array(actions, np.int64), np.array(value, np.float64),
+                                         len(path) - 1))
+    return tree.extra
 
 
 def test_amaf_credits_later_moves_of_the_same_player_with_alpha_p():
     tree = small_tree(5, [0, 1, 2, 4], [1, 2])  # nodes 1-4 under the root, 5-6 under node 1
     rule = RAVE(skip_action=4)
     # Root move a0 (depth 0), then a playout: P1 a2, P0 a1, P1 a1, P0 a4 (skipped: a pass).
-    observe(rule, tree, [0, 1], [0, 1, 0, 1, 0], [0, 2, 1, 1, 4], [1.0, 0.0], 5)
+    amaf = observe(rule, tree, [0, 1], [0, 1, 0, 1, 0], [0, 2, 1, 1, 4], [1.0, 0.0], 5)
     t_len = 5
     # alpha_p = 2 - (first_p - i_p) / (len_p - i_p)
-    assert rule.amaf_u[1] == pytest.approx(2.0)  # a0 at the root, played at once
-    assert rule.amaf_u[2] == pytest.approx(2 - 2 / t_len)  # a1 by P0 at depth 2
-    assert rule.amaf_u[3] == 0.0  # a2 was played by the other player only
-    assert rule.amaf_u[4] == 0.0  # the skipped action
-    assert rule.amaf_wx[2] == pytest.approx(2 - 2 / t_len)  # P0 won: W_p = 1
-    assert rule.amaf_u[5] == pytest.approx(2 - (3 - 1) / (t_len - 1))  # a1 by P1, first at 3
-    assert rule.amaf_u[6] == pytest.approx(2.0) and rule.amaf_wx[6] == 0.0  # P1 lost
-    assert np.array_equal(rule.amaf_w[:7], rule.amaf_u[:7])  # no pattern weights
+    assert amaf["amaf_u"][1] == pytest.approx(2.0)  # a0 at the root, played at once
+    assert amaf["amaf_u"][2] == pytest.approx(2 - 2 / t_len)  # a1 by P0 at depth 2
+    assert amaf["amaf_u"][3] == 0.0  # a2 was played by the other player only
+    assert amaf["amaf_u"][4] == 0.0  # the skipped action
+    assert amaf["amaf_wx"][2] == pytest.approx(2 - 2 / t_len)  # P0 won: W_p = 1
+    assert amaf["amaf_u"][5] == pytest.approx(2 - (3 - 1) / (t_len - 1))  # a1 by P1, first at 3
+    assert amaf["amaf_u"][6] == pytest.approx(2.0) and amaf["amaf_wx"][6] == 0.0  # P1 lost
+    assert np.array_equal(amaf["amaf_w"][:7], amaf["amaf_u"][:7])  # no pattern weights
     # Gelly-Silver form: plain counts.
     gs = RAVE("gelly_silver", skip_action=4)
-    observe(gs, tree, [0, 1], [0, 1, 0, 1, 0], [0, 2, 1, 1, 4], [1.0, 0.0], 5)
-    assert list(gs.amaf_w[1:7]) == [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    amaf = observe(gs, tree, [0, 1], [0, 1, 0, 1, 0], [0, 2, 1, 1, 4], [1.0, 0.0], 5)
+    assert list(amaf["amaf_w"][1:7]) == [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
 
 
 def test_pattern_ids_and_weights_follow_the_paper():
@@ -59,18 +62,18 @@ def test_pattern_ids_and_weights_follow_the_paper():
     tree = small_tree(10, list(range(10)))
     rule = RAVE(k=1.5, l=0.5, neighbours=neighbours, skip_action=9)
     # B plays the centre (4), W the corner A3 (0), B B3 (1): changes 1 (root player), 2, 1.
-    observe(rule, tree, [0, 1 + 4], [0, 1, 0], [4, 0, 1], [1.0, 0.0], 10)
-    assert np.all(rule.child_pattern[1:11] == 0)  # nothing changed at the root
-    assert rule.patterned[0]
+    amaf = observe(rule, tree, [0, 1 + 4], [0, 1, 0], [4, 0, 1], [1.0, 0.0], 10)
+    assert np.all(amaf["child_pattern"][1:11] == 0)  # nothing changed at the root
+    assert amaf["patterned"][0]
     # Move 0 was played where its neighbours were unchanged: the stored id (0), weight k.
-    assert rule.amaf_u[1 + 4] == pytest.approx(2.0) and rule.amaf_w[1 + 4] == pytest.approx(2.0 * 1.5)
+    assert amaf["amaf_u"][1 + 4] == pytest.approx(2.0) and amaf["amaf_w"][1 + 4] == pytest.approx(2.0 * 1.5)
     # B3's neighbours when it was played: A3 (left, index 3) changed to the opponent's (2),
     # B2 (below, index 6) to the root player's (1): id 2 * 3^3 + 1 * 3^6 != 0, weight l.
     alpha = 2 - 2 / 3
-    assert rule.amaf_u[1 + 1] == pytest.approx(alpha) and rule.amaf_w[1 + 1] == pytest.approx(alpha * 0.5)
-    assert rule._move_pattern[2] == 2 * 27 + 729 and rule._move_pattern[1] == 3 ** 7
-    assert rule.amaf_w[1 + 0] == 0.0  # A3 was played by White only
-    assert not rule._change.any() and np.all(rule._first_seen == -1)  # scratch left clean
+    assert amaf["amaf_u"][1 + 1] == pytest.approx(alpha) and amaf["amaf_w"][1 + 1] == pytest.approx(alpha * 0.5)
+    assert rule.amaf._move_pattern[2] == 2 * 27 + 729 and rule.amaf._move_pattern[1] == 3 ** 7
+    assert amaf["amaf_w"][1 + 0] == 0.0  # A3 was played by White only
+    assert not rule.amaf._change.any() and np.all(rule.amaf._first_seen == -1)  # scratch left clean
 
 
 def test_value_forms():
@@ -102,7 +105,7 @@ def test_pattern_weights_need_a_neighbour_table():
     with pytest.raises(ValueError, match="form"):
         RAVE("mogo")
     rule = make_rule("rave", {"k": 1.5, "l": 1.0}, GoGame(9))
-    assert rule.use_patterns and rule.skip_action == 81 and rule.neighbours.shape == (82, 8)
+    assert rule.amaf.use_patterns and rule.amaf.skip_action == 81 and rule.amaf.neighbours.shape == (82, 8)
 
 
 def search_root(game, state, seed, **options):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go.sgf import read_sgf, write_sgf
-from blokuszero.search.mcts import seed_numba
+from blokuszero.games.numba_random import seed_numba
 
 
 @pytest.mark.parametrize("size", [9, 13, 25])

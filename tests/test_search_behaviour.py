@@ -90,8 +90,21 @@ def test_mcts_brs_matches_depth_first_brs_on_claim_game():
     state = game.new_initial_state()
     df = DepthFirstSearch(game, DepthFirstConfig("brs", max_depth=5, node_limit=None),
                           lambda s: s.returns())
-    mcts = MCTS(game, MCTSConfig(tree="brs", simulations=2000), UCB1(c=0.5), RolloutEvaluator(), rng=1)
-    assert choose_action(mcts.search(state)) == df.search(state).action == 1
+    mcts = MCTS(game, MCTSConfig(tree="brs", simulations=2000), UCB1(c=0.5),
+                RolloutEvaluator(rng=np.random.default_rng(1)), rng=1)
+    chosen = choose_action(mcts.search(state))
+    best = df.search(state)
+    assert best.action == 1 and best.value[0] == 1
+    # Moves 1, 3 and 4 all win under BRS (0 and 2 lose): MCTS must pick a winning one. Its
+    # value: the same depth-first BRS with the root's moves narrowed to it.
+    root_key = state.key()
+
+    def only_chosen(s, player, actions):
+        return np.array([chosen]) if s.key() == root_key else actions
+
+    narrowed = DepthFirstSearch(game, DepthFirstConfig("brs", max_depth=5, node_limit=None),
+                                lambda s: s.returns(), only_chosen)
+    assert narrowed.search(state).value[0] == best.value[0]
 
 
 def test_maxn_shallow_pruning_keeps_the_answer():
@@ -219,3 +232,79 @@ def test_virtual_loss_spreads_pending_leaves_and_leaves_no_trace():
     kids = tree.children(0)
     assert tree.visits[0] == 9 and tree.visits[kids].sum() == 8
     assert np.all(tree.value_sum[kids] == 0)  # the uniform evaluator's 0 values, no losses left
+
+
+def test_searches_side_by_side_do_not_share_randomness():
+    """Lockstep self-play interleaves the simulations of many trees: each tree must grow as it
+    would alone (ties among equal priors are frequent with a uniform prior)."""
+    game = TicTacToeGame()
+    state = game.new_initial_state()
+
+    def mcts(seed):
+        return MCTS(game, MCTSConfig(simulations=200, expand_threshold=0), PUCT(),
+                    UniformEvaluator(2), rng=seed)
+
+    def grown(m):
+        return m.tree.action[:m.tree.size].tolist(), m.tree.visits[:m.tree.size].tolist()
+
+    alone = mcts(1)
+    alone.search(state)
+    a, b = mcts(1), mcts(2)
+    a.begin(state)
+    b.begin(state)
+    for _ in range(200):
+        for m in (b, a):
+            leaf = m.select_leaf(state)
+            m.complete(leaf, None if leaf.state is None else m.evaluator.evaluate([leaf.state])[0])
+    assert grown(a) == grown(alone)
+    assert grown(b) != grown(a)
+
+
+def test_a_shape_object_plugs_in_without_the_config():
+    from blokuszero.search import Paranoid
+
+    game = ExplicitTreeGame(TEXTBOOK, 3)
+    def rollouts():
+        return RolloutEvaluator(rng=np.random.default_rng(0))
+
+    by_name = MCTS(game, MCTSConfig(tree="paranoid", simulations=500), UCB1(0.3), rollouts(), rng=0)
+    by_object = MCTS(game, MCTSConfig(simulations=500), UCB1(0.3), rollouts(), rng=0,
+                     shape=Paranoid())
+    a, b = by_name.search(game.new_initial_state()), by_object.search(game.new_initial_state())
+    assert np.array_equal(a.visits, b.visits) and choose_action(b) == 0
+
+
+def test_enhancements_combine_and_seed_new_nodes():
+    """Progressive History's table, RAVE's AMAF statistics and a third enhancement that seeds
+    every new "centre" child with 20 won visits run in one search."""
+    from blokuszero.search import AmafStatistics, Enhancement
+
+    class CentreBonus(Enhancement):
+        def __init__(self):
+            self.expanded, self.backups, self.keys = 0, 0, set()
+
+        def on_expand(self, tree, node, state):
+            self.expanded += 1
+            kids = tree.children(node)
+            centre = kids[tree.action[kids] == 4]
+            tree.visits[centre] += 20
+            tree.value_sum[centre, tree.mover[centre]] += 20.0
+
+        def on_backup(self, tree, simulation):
+            self.backups += 1
+            self.keys.update(tree.key[simulation.path].tolist())
+            assert len(simulation.players) == len(simulation.actions) >= simulation.tree_moves
+
+    game = TicTacToeGame()
+    bonus, amaf = CentreBonus(), AmafStatistics()
+    rule = ProgressiveHistory(0.2, 5.0)
+    mcts = MCTS(game, MCTSConfig(simulations=30), rule, RolloutEvaluator(rng=np.random.default_rng(0)),
+                rng=0, enhancements=[amaf, bonus])
+    assert mcts.enhancements == (rule.history, amaf, bonus)
+    result = mcts.search(game.new_initial_state())
+    assert choose_action(result) == 4  # seeded: centre first, and kept
+    assert bonus.backups == 30 and bonus.expanded >= 1 and len(bonus.keys) > 10
+    # Every move of every simulation (tree and playout) is in the history table...
+    assert rule.history.hist_count.sum() > 30 * 5
+    # ...and the AMAF rows of the root's children are filled.
+    assert mcts.tree.extra["amaf_u"][mcts.tree.children(0)].sum() > 0

@@ -34,7 +34,30 @@ def _joint_legal(state: State, num_players: int) -> list[np.ndarray]:
     return [state.legal_actions(p) for p in range(num_players)]
 
 
+def _check_information(game: Game, state: State, rng: np.random.Generator) -> None:
+    """Each player's determinizations: consistent with what the player knows (equal
+    information-state key, own private information included), the same player to move,
+    reproducible from a seed, and the original untouched."""
+    before = (state.key(), state.current_player(), state.returns().tobytes())
+    for p in range(game.num_players):
+        seed = int(rng.integers(2**31))
+        sample = state.sample_determinization(p, np.random.default_rng(seed))
+        again = state.sample_determinization(p, np.random.default_rng(seed))
+        if sample.key() != again.key():
+            _fail(f"{game.name}: player {p}'s determinization is not reproducible from a seed")
+        if sample.information_state_key(p) != state.information_state_key(p):
+            _fail(f"{game.name}: a determinization for player {p} contradicts what {p} knows")
+        if sample.current_player() != state.current_player():
+            _fail(f"{game.name}: a determinization for player {p} changed the player to move")
+        if state.current_player() == p and not np.array_equal(sample.legal_actions(),
+                                                             state.legal_actions()):
+            _fail(f"{game.name}: a determinization changed player {p}'s own legal actions")
+        if (state.key(), state.current_player(), state.returns().tobytes()) != before:
+            _fail(f"{game.name}: sampling a determinization changed the state")
+
+
 def _check_state(game: Game, state: State, rng: np.random.Generator, max_strings: int) -> None:
+    _check_information(game, state, rng)
     player = state.current_player()
     if player == SIMULTANEOUS:
         for legal in _joint_legal(state, game.num_players):
@@ -130,9 +153,11 @@ def check_game(game: Game, num_games: int = 10, seed: int = 0, *, max_strings: i
 
     Checks at every position: a valid player to move, sorted unique in-range legal actions
     (non-empty until the end), action strings that read back, illegal actions rejected with
-    ValueError and no change, clones independent of their original; at the end: returns
-    with one finite value per player, length within ``max_game_length``; and that the same
-    seed plays the same game. Raises AssertionError saying what failed.
+    ValueError and no change, clones independent of their original, and each player's
+    determinizations (consistent with what the player knows, seeded, the original
+    untouched); at the end: returns with one finite value per player within the utility
+    range, length within ``max_game_length``; and that the same seed plays the same game.
+    Raises AssertionError saying what failed.
     """
     for g in range(num_games):
         first = random_game(game, seed + g, max_strings=max_strings)

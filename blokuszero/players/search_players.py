@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..games.base import State
 from ..search.depth_first import DepthFirstSearch
-from ..search.mcts import MCTS, choose_action
+from ..search.mcts import MCTS
+from ..search.policies import choose_action, move_temperature
 from .base import Player
 
 
@@ -23,7 +24,7 @@ class MCTSPlayer(Player):
 
     def choose_action(self, state: State) -> int:
         result = self.mcts.search(state)
-        temperature = 1.0 if self.moves_played < self.temperature_moves else 0.0
+        temperature = move_temperature(self.moves_played, self.temperature_moves)
         return choose_action(result, temperature, self.mcts.rng)
 
     def inform(self, action: int, player: int) -> None:

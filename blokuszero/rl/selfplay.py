@@ -18,7 +18,8 @@ import numpy as np
 
 from ..games.base import Game, State
 from ..search.evaluators import Evaluator
-from ..search.mcts import MCTS, MCTSConfig, choose_action
+from ..search.mcts import MCTS, MCTSConfig
+from ..search.policies import choose_action, move_temperature
 from ..search.selection import PUCT
 from .records import GameRecord, RecordBuilder
 
@@ -105,7 +106,7 @@ class LockstepSelfPlay:
             for slot in slots:
                 result = slot.mcts.result(rounds * s.leaves_per_tree)
                 moves_so_far = len(slot.record.actions)
-                temperature = 1.0 if moves_so_far < s.temperature_moves else 0.0
+                temperature = move_temperature(moves_so_far, s.temperature_moves)
                 action = choose_action(result, temperature, slot.mcts.rng)
                 player = slot.state.current_player()
                 slot.record.add(player, action, result.actions, result.visits)

@@ -1,12 +1,17 @@
-"""The one search core: an MCTS loop with interchangeable selection rules, tree shapes and
-evaluators, and depth-first multi-player searches."""
+"""The one search core: an MCTS loop with interchangeable tree shapes, selection rules,
+evaluators and enhancements, root policies around it, and depth-first multi-player searches."""
 
+from .enhancements import Enhancement, HistoryTable, Simulation
 from .evaluators import Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator
-from .mcts import MCTS, TREE_SHAPES, MCTSConfig, SearchResult, choose_action
-from .rave import RAVE
+from .mcts import MCTS, MCTSConfig, SearchResult
+from .policies import RootNoise, choose_action, move_temperature
+from .rave import RAVE, AmafStatistics
 from .selection import PUCT, UCB1, ProgressiveHistory, SelectionRule
+from .shapes import BRS, TREE_SHAPES, MaxN, Paranoid, TreeShape
 from .tree import Tree
 
-__all__ = ["MCTS", "MCTSConfig", "SearchResult", "choose_action", "TREE_SHAPES", "Tree",
+__all__ = ["MCTS", "MCTSConfig", "SearchResult", "choose_action", "move_temperature", "Tree",
+           "TreeShape", "MaxN", "Paranoid", "BRS", "TREE_SHAPES",
            "SelectionRule", "UCB1", "ProgressiveHistory", "PUCT", "RAVE",
+           "Enhancement", "Simulation", "HistoryTable", "AmafStatistics", "RootNoise",
            "Evaluator", "Evaluation", "RolloutEvaluator", "UniformEvaluator"]

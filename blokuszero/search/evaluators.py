@@ -13,17 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.base import State
+from ..games.base import CHANCE, SIMULTANEOUS, State
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """What an evaluator says about one state."""
 
-    value: np.ndarray  # [P] within the evaluator's value_bounds
+    value: np.ndarray  # [P] within the evaluator's value_bounds, or the game's returns (utility)
     prior: np.ndarray | None = None  # [num legal actions], aligned with state.legal_actions()
     players: np.ndarray | None = None  # [T] who played each playout move
     actions: np.ndarray | None = None  # [T] the playout moves
+    utility: bool = False  # value is the game's returns at the end: the search rescales it
 
 
 class Evaluator(abc.ABC):
@@ -38,17 +39,23 @@ class Evaluator(abc.ABC):
     def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         """Evaluate each state (they may be changed in place: callers pass copies)."""
 
-    def terminal_value(self, returns: np.ndarray) -> np.ndarray:
-        """The game's returns (+1 win, -1 loss) on this evaluator's scale."""
+    def terminal_value(self, returns: np.ndarray,
+                       utility: tuple[float, float] = (-1.0, 1.0)) -> np.ndarray:
+        """The game's returns, in [min_utility, max_utility] = ``utility``, on this
+        evaluator's scale (a win scores the highest value, a loss the lowest)."""
         lo, hi = self.value_bounds
-        return lo + (np.asarray(returns, dtype=np.float64) + 1.0) * (hi - lo) / 2.0
+        u_lo, u_hi = utility
+        return lo + (np.asarray(returns, dtype=np.float64) - u_lo) * (hi - lo) / (u_hi - u_lo)
 
 
 class RolloutEvaluator(Evaluator):
     """Random playouts to the end; rewards in [0, 1] (win 1, loss 0), as MCTS-MaxN uses (SPEC §2).
 
     Uses the game's own fast ``playout(policy, epsilon)`` when it has one (Blokus, in numba);
-    otherwise plays uniformly random legal moves in Python with ``rng``.
+    otherwise plays uniformly random legal moves in Python with ``rng`` (a uniform joint
+    action at simultaneous-move nodes, outcomes by their probability at chance nodes). The
+    evaluation holds the game's returns; the search maps them onto [0, 1] with the game's
+    utility range.
     """
 
     value_bounds = (0.0, 1.0)
@@ -67,16 +74,27 @@ class RolloutEvaluator(Evaluator):
                              f"{type(state).__name__} has none (use 'uniform')")
         players, actions = [], []
         while not state.is_terminal():
-            players.append(state.current_player())
-            actions.append(int(self.rng.choice(state.legal_actions())))
-            state.apply_action(actions[-1])
+            p = state.current_player()
+            if p == SIMULTANEOUS:
+                roles = range(len(state.returns()))
+                joint = [int(self.rng.choice(state.legal_actions(q))) for q in roles]
+                state.apply_joint_action(joint)
+                players.extend(roles)
+                actions.extend(joint)
+            elif p == CHANCE:
+                outcomes, probs = state.chance_outcomes()
+                state.apply_action(int(self.rng.choice(outcomes, p=probs)))
+            else:
+                players.append(p)
+                actions.append(int(self.rng.choice(state.legal_actions())))
+                state.apply_action(actions[-1])
         return np.array(players, dtype=np.int64), np.array(actions, dtype=np.int64)
 
     def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         out = []
         for state in states:
             players, actions = self._playout(state)
-            out.append(Evaluation(self.terminal_value(state.returns()), None, players, actions))
+            out.append(Evaluation(state.returns(), None, players, actions, utility=True))
         return out
 
 

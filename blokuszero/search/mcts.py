@@ -1,49 +1,74 @@
 """The one MCTS loop: select -> expand -> evaluate -> backup, for every game and tree shape.
 
-Tree shapes (SPEC §2):
+The loop knows no particular game, tree shape, selection rule, evaluator or enhancement; each
+is a part passed in (mctx's ``search.py`` in spirit):
 
-- ``maxn``: each player maximises its own entry of the value vector.
-- ``paranoid``: every opponent minimises the root player's value. The backup replaces
-  the value vector by ``v'[root] = v[root]`` and ``v'[o] = lo + hi - v[root]`` for the
-  opponents, so the MaxN rule on ``v'`` is the paranoid rule.
-- ``brs`` (Best-Reply Search): paranoid values, and the opponents' turns are merged into
-  one layer whose children are the moves of every opponent that can move; after it the
-  root player moves again (needs the game's ``apply_action_for``).
+- the tree shape (:mod:`.shapes`: MaxN, Paranoid, BRS) lists a node's moves, plays them and
+  shapes the backed-up value;
+- the selection rule (:mod:`.selection`, :mod:`.rave`) scores the children available;
+- the evaluator (:mod:`.evaluators`, or a network) values a leaf and may give priors;
+- enhancements (:mod:`.enhancements`, root noise in :mod:`.policies`) seed new nodes and
+  see every simulation.
 
-The selection rule, the evaluator and the tree shape are independent parts; the loop
-knows nothing of any particular game.
+Values live on the evaluator's scale ``value_bounds``; terminal returns are mapped there
+from the game's ``[min_utility, max_utility]``.
+
+Beyond turn-taking, the same loop handles:
+
+- simultaneous moves: at a SIMULTANEOUS node every role draws its own action from its own
+  rows of the node (decoupled, by Exp3: :mod:`.simultaneous`); the joint action leads to a
+  child created when first played;
+- chance nodes inside the tree: an outcome drawn by its probability, one child per outcome;
+- hidden information (``determinized``): each simulation starts from
+  ``state.sample_determinization(root_player, rng)`` (or an injected ``sampler``), nodes are
+  keyed by the searching player's ``information_state_key``, a node's children are the union
+  of the moves met under it, and selection takes only those legal in the simulation's
+  determinization, with availability counts in place of parent visits (Cowling et al.'s
+  single-observer ISMCTS).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
-from ..games.base import TERMINAL, Game, State
+from ..games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
+from ..games.numba_random import seed_numba
+from .enhancements import Enhancement, Simulation
 from .evaluators import Evaluation, Evaluator
+from .policies import RootNoise
 from .selection import SelectionRule
+from .shapes import TREE_SHAPES, MaxN, TreeShape
+from .simultaneous import Exp3
 from .tree import ROOT, UNKNOWN_PLAYER, Tree, backup
 
-TREE_SHAPES = ("maxn", "paranoid", "brs")
+#: ``sampler(root_state, player, rng)``: the state a simulation starts from.
+Sampler = Callable[[State, int, np.random.Generator], State]
 
 
-@nb.njit(cache=True)
-def seed_numba(seed: int) -> None:
-    """Seed numba's generator (tie-breaks in selection, fast playouts of the games)."""
-    np.random.seed(seed)
+def clone_sampler(state: State, player: int, rng: np.random.Generator) -> State:
+    """The root state itself (perfect information)."""
+    return state.clone()
+
+
+def determinization_sampler(state: State, player: int, rng: np.random.Generator) -> State:
+    """A full state consistent with what ``player`` knows."""
+    return state.sample_determinization(player, rng)
 
 
 @nb.njit(cache=True)
 def virtual_loss(visits, value_sum, mover, path, sign, loss) -> None:
     """Add (sign 1) or remove (sign -1) one pending visit that scores ``loss`` for each mover
-    on ``path`` below the root."""
+    on ``path`` below the root (rows without a mover, joint children, count the visit only)."""
     for i in range(1, path.shape[0]):
         n = path[i]
         visits[n] += sign
-        value_sum[n, mover[n]] += sign * loss
+        if mover[n] >= 0:
+            value_sum[n, mover[n]] += sign * loss
 
 
 @dataclass
@@ -61,20 +86,20 @@ class SearchResult:
     """Root statistics after a search; arrays are aligned with ``actions``."""
 
     actions: np.ndarray  # [K] root moves
-    movers: np.ndarray  # [K] the player making each (differs only in BRS opponent layers)
+    movers: np.ndarray  # [K] the player making each (BRS opponent layers, simultaneous roles)
     visits: np.ndarray  # [K] N(root, a)
     values: np.ndarray  # [K, P] mean backed-up value vector (nan where unvisited)
     prior: np.ndarray  # [K] P(root, a) as searched (after noise)
     root_value: np.ndarray  # [P] mean value of the root
     simulations: int  # simulations run by this search
-    tree_size: int  # nodes in the tree afterwards
+    tree_size: int  # rows in the tree afterwards
 
 
 @dataclass(frozen=True)
 class MCTSConfig:
     """Search settings. Selection rule and evaluator are passed to :class:`MCTS` separately."""
 
-    tree: str = "maxn"  # maxn | paranoid | brs
+    tree: str = "maxn"  # a name in TREE_SHAPES: maxn | paranoid | brs
     simulations: int = 800  # budget per search (SPEC §3: 800)
     time_limit: float | None = None  # seconds per search; stops at whichever budget ends first
     expand_threshold: int = 1  # a leaf is expanded once it has this many visits (SPEC §2: 1)
@@ -82,10 +107,12 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.02  # root noise concentration (SPEC §3: 0.02)
     reuse_tree: bool = True  # keep the subtree of the move played for the next search
     virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
+    determinized: bool = False  # hidden information: determinized search over information sets
+    exp3_gamma: float = 0.1  # exploration of Exp3 at simultaneous-move nodes
 
     def __post_init__(self) -> None:
         if self.tree not in TREE_SHAPES:
-            raise ValueError(f"tree shape {self.tree!r} is not one of {TREE_SHAPES}")
+            raise ValueError(f"tree shape {self.tree!r} is not one of {tuple(TREE_SHAPES)}")
         if self.simulations < 1 and self.time_limit is None:
             raise ValueError("a search needs simulations >= 1 or a time_limit")
         if self.expand_threshold < 0:
@@ -97,25 +124,37 @@ class MCTS:
 
     ``search(state)`` runs simulations from ``state`` and returns root statistics;
     ``advance(action)`` moves the root along an action actually played, keeping its subtree.
-    All randomness flows from ``rng``.
+    All randomness flows from ``rng``. ``shape`` overrides ``config.tree``; ``enhancements``
+    run besides those the rule reads (and root noise when ``config.dirichlet_epsilon > 0``);
+    ``sampler`` overrides where simulations start (default: the root itself, or with
+    ``config.determinized`` a determinization for the searching player).
     """
 
     def __init__(self, game: Game, config: MCTSConfig, rule: SelectionRule, evaluator: Evaluator,
-                 rng: np.random.Generator | int | None = None) -> None:
+                 rng: np.random.Generator | int | None = None, *, shape: TreeShape | None = None,
+                 enhancements: Sequence[Enhancement] = (), sampler: Sampler | None = None) -> None:
         self.game = game
         self.config = config
         self.rule = rule
         self.evaluator = evaluator
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.shape = shape if shape is not None else TREE_SHAPES[config.tree]
+        parts = list(rule.enhancements) + [e for e in enhancements if e not in rule.enhancements]
+        if config.dirichlet_epsilon > 0:
+            parts.append(RootNoise(config.dirichlet_epsilon, config.dirichlet_alpha))
+        self.enhancements: tuple[Enhancement, ...] = tuple(parts)
+        self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
+        self.utility = (float(game.min_utility), float(game.max_utility))
+        self.joint_rule = Exp3(config.exp3_gamma)
         self.tree: Tree | None = None
-        self._noised = False
         self.root_player = 0
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
 
     # ----------------------------------------------------------------- public
-    def search(self, state: State) -> SearchResult:
-        """Run the configured number of simulations (or time) from ``state``."""
-        self.begin(state)
+    def search(self, state: State, player: int | None = None) -> SearchResult:
+        """Run the configured number of simulations (or time) from ``state``; ``player``:
+        the searching player (default: the one to move)."""
+        self.begin(state, player)
         cfg = self.config
         deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
         done = 0
@@ -126,7 +165,14 @@ class MCTS:
             done += 1
         return self.result(done)
 
-    def begin(self, state: State) -> None:
+    def key(self, state: State) -> int:
+        """The key of a node at ``state``: the position's, or under determinized search the
+        searching player's information state."""
+        if self.config.determinized:
+            return state.information_state_key(self.root_player)
+        return state.key()
+
+    def begin(self, state: State, player: int | None = None) -> None:
         """Start a search from ``state``: reuse the tree if it is rooted there, else a new one.
 
         :meth:`search` is ``begin``, then ``select_leaf`` / ``complete`` per simulation;
@@ -134,13 +180,26 @@ class MCTS:
         """
         if state.is_terminal():
             raise ValueError("cannot search a terminal state")
-        if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != state.key():
-            self.tree = Tree(self.game.num_players)
-            self._noised = False
-        self.root_player = state.current_player()
-        self.tree.reach(ROOT, self.root_player, state.key())
+        to_move = state.current_player()
+        if to_move == CHANCE:
+            raise ValueError("cannot search from a chance node: apply its outcome first")
+        if to_move == SIMULTANEOUS and not isinstance(self.shape, MaxN) and player is None:
+            raise ValueError(f"a {self.shape.name} tree needs a root player; a simultaneous-move "
+                             f"root has none (search with player=..., or use maxn)")
+        if self.config.determinized and to_move == SIMULTANEOUS and player is None:
+            raise ValueError("determinized search at a simultaneous-move root needs player=...")
+        self.root_player = to_move if player is None else player
+        key = self.key(state)
+        if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key:
+            self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,
+                             track_availability=self.config.determinized)
+        self.tree.reach(ROOT, to_move, key)
+        self.tree.tie_seed = int(self.rng.integers(2**63))
+        # The games' numba playouts draw from numba's global generator (they take no
+        # generator): seeded here, so a rollout search is reproducible from its own seed.
         seed_numba(int(self.rng.integers(2**31)))
-        self.rule.reset(self.game.num_players, self.game.num_actions)
+        for e in self.enhancements:
+            e.begin(self.tree, self.game.num_players, self.game.num_actions, self.rng)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
             self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
 
@@ -150,29 +209,41 @@ class MCTS:
         With ``virtual_loss`` the path counts as visited and lost until :meth:`complete`, so
         that further leaves selected before then go elsewhere.
         """
-        tree, cfg = self.tree, self.config
-        if cfg.dirichlet_epsilon > 0 and not self._noised and tree.is_expanded(ROOT):
-            self._add_root_noise()
-        state = root_state.clone()
+        tree, cfg, shape, rule = self.tree, self.config, self.shape, self.rule
+        hidden = cfg.determinized
+        state = self.sampler(root_state, self.root_player, self.rng)
         node = ROOT
         path = [ROOT]
         while True:
-            if tree.to_move[node] == TERMINAL:
-                to_evaluate, value, expand = None, self.evaluator.terminal_value(state.returns()), False
+            to_move = state.current_player() if hidden else int(tree.to_move[node])
+            if to_move == TERMINAL:
+                value = self.evaluator.terminal_value(state.returns(), self.utility)
+                to_evaluate, expand = None, False
                 break
-            if not tree.is_expanded(node):
-                if self.evaluator.provides_priors:
-                    to_evaluate, value, expand = state, None, tree.visits[node] >= cfg.expand_threshold
-                    break
-                if tree.visits[node] < cfg.expand_threshold:
-                    to_evaluate, value, expand = state, None, False
-                    break
-                self._expand(node, state, None)
-            node = self.rule.select(tree, node)
-            self._play(state, node)
+            if to_move == CHANCE:
+                outcomes, probs = state.chance_outcomes()
+                outcome = int(self.rng.choice(outcomes, p=probs))
+                state.apply_action(outcome)
+                node = tree.joint_child(node, (outcome,))
+            else:
+                if not tree.is_expanded(node):
+                    if self.evaluator.provides_priors:
+                        to_evaluate, value = state, None
+                        expand = tree.visits[node] >= cfg.expand_threshold
+                        break
+                    if tree.visits[node] < cfg.expand_threshold:
+                        to_evaluate, value, expand = state, None, False
+                        break
+                    self._expand(node, state, None)
+                mask = self._available(node, state) if hidden else None
+                if to_move == SIMULTANEOUS:
+                    node = self._select_joint(node, state, path, mask)
+                else:
+                    node = rule.select(tree, node, mask)
+                    shape.play(state, int(tree.action[node]), int(tree.mover[node]), self.root_player)
             path.append(node)
             if tree.to_move[node] == UNKNOWN_PLAYER:
-                tree.reach(node, state.current_player(), state.key())
+                tree.reach(node, state.current_player(), self.key(state))
         leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand)
         if cfg.virtual_loss:
             virtual_loss(tree.visits, tree.value_sum, tree.mover, leaf.path, 1,
@@ -190,77 +261,39 @@ class MCTS:
             evaluation = Evaluation(leaf.value)
         elif leaf.expand and not tree.is_expanded(int(path[-1])):  # another leaf may have expanded it
             self._expand(int(path[-1]), leaf.state, evaluation)
-        value = self._shape_value(evaluation.value)
+        value = evaluation.value
+        if evaluation.utility:
+            value = self.evaluator.terminal_value(value, self.utility)
+        lo, hi = self.evaluator.value_bounds
+        value = self.shape.shape_value(value, self.root_player, lo, hi)
         backup(tree.visits, tree.value_sum, path, value)
+        if tree.joint:  # simultaneous-move (or chance) nodes on some path: Exp3's statistics
+            self.joint_rule.update(tree, path, value)
+        if not self.enhancements:
+            return
         tree_moves = path[1:]
+        if tree.joint:  # joint and chance children carry no move of their own
+            tree_moves = tree_moves[tree.mover[tree_moves] >= 0]
         players = tree.mover[tree_moves].astype(np.int64)
         actions = tree.action[tree_moves].astype(np.int64)
         if evaluation.players is not None:
             players = np.concatenate([players, evaluation.players.astype(np.int64)])
             actions = np.concatenate([actions, evaluation.actions.astype(np.int64)])
-        self.rule.observe(tree, path, players, actions, value)
+        simulation = Simulation(path, players, actions, value, len(tree_moves))
+        for e in self.enhancements:
+            e.on_backup(tree, simulation)
 
     def advance(self, action: int, player: int | None = None) -> None:
         """The game moved on by ``action``: keep the matching subtree (or forget the tree)."""
         if self.tree is None or not self.config.reuse_tree:
             return
-        child = self.tree.child_with_action(ROOT, action, player)
-        if child < 0 or not self.tree.is_expanded(child):
-            self.tree = None
+        self._keep(self.tree.child_with_action(ROOT, action, player))
+
+    def advance_joint(self, joint: Sequence[int]) -> None:
+        """The game moved on by the joint action ``joint`` (a simultaneous-move root)."""
+        if self.tree is None or not self.config.reuse_tree:
             return
-        # The next search checks the new root's key against the state it is given.
-        self.tree = self.tree.subtree(child)
-        self._noised = False
-
-    # ---------------------------------------------------------------- helpers
-    def _children_of(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, movers) of the moves at ``state`` in this tree shape."""
-        p = state.current_player()
-        if self.config.tree == "brs" and p != self.root_player:
-            moves = [(o, state.legal_actions(o)) for o in range(self.game.num_players)
-                     if o != self.root_player]
-            actions = np.concatenate([a for _, a in moves])
-            movers = np.concatenate([np.full(len(a), o) for o, a in moves])
-            return actions, movers
-        # A game may narrow the moves worth searching (Go: no filling of one's own eyes).
-        actions = state.search_actions() if hasattr(state, "search_actions") else state.legal_actions()
-        return actions, np.full(len(actions), p)
-
-    def _expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:
-        actions, movers = self._children_of(state)
-        if evaluation is not None and evaluation.prior is not None and len(evaluation.prior) == len(actions):
-            prior = evaluation.prior
-        else:
-            prior = np.full(len(actions), 1.0 / len(actions))
-        self.tree.expand(node, actions, movers, prior)
-
-    def _add_root_noise(self) -> None:
-        kids = self.tree.children(ROOT)
-        noise = self.rng.dirichlet(np.full(len(kids), self.config.dirichlet_alpha))
-        eps = self.config.dirichlet_epsilon
-        self.tree.prior[kids] = (1 - eps) * self.tree.prior[kids] + eps * noise
-        self._noised = True
-
-    def _play(self, state: State, child: int) -> None:
-        mover, action = int(self.tree.mover[child]), int(self.tree.action[child])
-        if self.config.tree == "brs" and mover != self.root_player:
-            state.apply_action_for(mover, action, self.root_player)
-        else:
-            state.apply_action(action)
-
-    def _shape_value(self, value: np.ndarray) -> np.ndarray:
-        if self.config.tree == "maxn":
-            return value
-        lo, hi = self.evaluator.value_bounds
-        shaped = np.full_like(value, lo + hi - value[self.root_player])
-        shaped[self.root_player] = value[self.root_player]
-        return shaped
-
-    def _evaluate(self, state: State) -> Evaluation:
-        start = time.perf_counter()
-        evaluation = self.evaluator.evaluate([state])[0]
-        self.eval_seconds += time.perf_counter() - start
-        return evaluation
+        self._keep(self.tree.joint.get(ROOT, {}).get(tuple(int(a) for a in joint), -1))
 
     def result(self, simulations: int) -> SearchResult:
         """Root statistics now (``simulations``: how many this search ran)."""
@@ -275,14 +308,82 @@ class MCTS:
             root_value=tree.value_sum[ROOT] / max(tree.visits[ROOT], 1),
             simulations=simulations, tree_size=tree.size)
 
+    # ---------------------------------------------------------------- helpers
+    def _keep(self, child: int) -> None:
+        if child < 0 or not (self.tree.is_expanded(child) or child in self.tree.joint):
+            self.tree = None
+            return
+        # The next search checks the new root's key against the state it is given.
+        self.tree = self.tree.subtree(child)
 
-def choose_action(result: SearchResult, temperature: float = 0.0,
-                  rng: np.random.Generator | None = None) -> int:
-    """A root move: most visits (temperature 0; ties to the better mean value for its mover),
-    else sampled with probability proportional to ``visits ** (1 / temperature)``."""
-    if temperature > 0:
-        weights = result.visits.astype(np.float64) ** (1.0 / temperature)
-        return int(result.actions[(rng or np.random.default_rng()).choice(len(weights), p=weights / weights.sum())])
-    own = np.nan_to_num(result.values[np.arange(len(result.actions)), result.movers], nan=-np.inf)
-    best = np.lexsort((-own, -result.visits))[0]
-    return int(result.actions[best])
+    def _prior(self, state: State, actions: np.ndarray, movers: np.ndarray,
+               evaluation: Evaluation | None) -> np.ndarray:
+        """Priors of the children: the evaluation's, mapped by action id (it is aligned with
+        ``state.legal_actions()``), renormalised over the children; else uniform (per role
+        at a simultaneous-move node)."""
+        if state.current_player() == SIMULTANEOUS:
+            return 1.0 / np.bincount(movers)[movers]
+        prior = None if evaluation is None else evaluation.prior
+        if prior is None or len(actions) == 0:
+            return np.full(len(actions), 1.0 / max(len(actions), 1))
+        if len(prior) == len(actions):  # the children are the legal actions
+            return prior
+        legal = state.legal_actions()
+        index = np.searchsorted(legal, actions)
+        known = (index < len(legal)) & (legal[np.minimum(index, len(legal) - 1)] == actions)
+        if np.any(movers != state.current_player()) or not known.any():  # BRS layer: none
+            return np.full(len(actions), 1.0 / len(actions))
+        mapped = np.where(known, prior[np.minimum(index, len(legal) - 1)], 0.0)
+        total = mapped.sum()
+        return mapped / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
+
+    def _expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:
+        actions, movers = self.shape.children(state, self.root_player, self.game.num_players)
+        self.tree.expand(node, actions, movers, self._prior(state, actions, movers, evaluation))
+        for e in self.enhancements:
+            e.on_expand(self.tree, node, state)
+
+    def _available(self, node: int, state: State) -> np.ndarray:
+        """Determinized search: the children of ``node`` legal in this simulation's state, after
+        adding those not met before; counts their availability."""
+        tree = self.tree
+        actions, movers = self.shape.children(state, self.root_player, self.game.num_players)
+        width = self.game.num_actions
+        kids = tree.children(node)
+        seen = tree.mover[kids].astype(np.int64) * width + tree.action[kids]
+        here = movers.astype(np.int64) * width + actions
+        new = ~np.isin(here, seen)
+        if new.any():
+            tree.add_children(node, actions[new], movers[new],
+                              np.full(int(new.sum()), 1.0 / (len(kids) + int(new.sum()))))
+            for e in self.enhancements:
+                e.on_expand(tree, node, state)
+            kids = tree.children(node)
+            seen = tree.mover[kids].astype(np.int64) * width + tree.action[kids]
+        mask = np.isin(seen, here)
+        tree.avail[kids[mask]] += 1
+        return mask
+
+    def _select_joint(self, node: int, state: State, path: list[int], mask: np.ndarray | None) -> int:
+        """Decoupled selection at a simultaneous-move node: each role draws from its own rows
+        (:class:`~.simultaneous.Exp3`); the rows join the path (their statistics are the
+        roles'), then the joint child."""
+        tree = self.tree
+        first, count = int(tree.first_child[node]), int(tree.num_children[node])
+        movers = tree.mover[first:first + count]
+        joint = []
+        for p in range(self.game.num_players):
+            mine = movers == p
+            if mask is not None:
+                mine &= mask
+            row = self.joint_rule.select(tree, node, mine, self.rng)
+            joint.append(int(tree.action[row]))
+            path.append(row)
+        state.apply_joint_action(joint)
+        return tree.joint_child(node, tuple(joint))
+
+    def _evaluate(self, state: State) -> Evaluation:
+        start = time.perf_counter()
+        evaluation = self.evaluator.evaluate([state])[0]
+        self.eval_seconds += time.perf_counter() - start
+        return evaluation

@@ -1,9 +1,11 @@
 """RAVE as a selection rule of the core, with the local-similarity weights of SPEC §4.
 
 AMAF statistics of a move a at node s live in the row of the child (s, a) of the tree, in
-arrays owned by the rule (grown with the tree, cleared at each search). After every
-simulation, :func:`rave_update` credits each child of each node on the path whose move
-the same player played later in the simulation (tree part and playout part alike).
+per-row arrays of the tree gathered by the :class:`AmafStatistics` enhancement (cleared at
+each search); the :class:`RAVE` rule reads them. After every simulation,
+:func:`rave_update` credits each child of each node on the path whose move the same player
+played later in the simulation (tree part and playout part alike). AMAF assumes turn-taking:
+one move per tree edge (no simultaneous-move nodes).
 
 Two forms of the value of a child (SPEC §4; n = N(s, a), X its mean value):
 
@@ -36,7 +38,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .selection import SelectionRule
+from .enhancements import Enhancement, Simulation
+from .selection import SelectionRule, argmax_random_ties
 from .tree import ROOT, Tree
 
 FORMS = ("fuego", "gelly_silver")
@@ -150,8 +153,69 @@ def rave_scores(first, count, visits, value_sum, mover, parent_visits, amaf_w, a
     return out
 
 
+@nb.njit(cache=True)
+def rave_select(seed, node, visits, *args) -> int:
+    """:func:`rave_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(rave_scores(*args), seed, node, visits)
+
+
+class AmafStatistics(Enhancement):
+    """AMAF statistics per tree row, gathered at backup (see the module docstring).
+
+    Args:
+      distance_weight: weigh each playout by Fuego's alpha_p (else 1).
+      k, l, neighbours: the paper's pattern weights and the game's [A, 8] neighbour table.
+      skip_action: an action never credited (Go's pass), or -1.
+
+    Rows: ``amaf_w`` (sum of weighted alpha_p of the child's move), ``amaf_wx`` (sum of weighted
+    alpha_p W_p), ``amaf_u`` (sum of unweighted alpha_p), ``child_pattern`` (pattern id of the
+    move at its node) and ``patterned`` (the node's children's pattern ids are stored).
+    """
+
+    ROWS = (("amaf_w", np.float64), ("amaf_wx", np.float64), ("amaf_u", np.float64),
+            ("child_pattern", np.int64), ("patterned", np.bool_))
+
+    def __init__(self, *, distance_weight: bool = True, k: float = 1.0, l: float = 1.0,
+                 neighbours: np.ndarray | None = None, skip_action: int = -1) -> None:
+        self.use_patterns = (k, l) != (1.0, 1.0)
+        if self.use_patterns and neighbours is None:
+            raise ValueError(f"pattern weights (k, l) = ({k}, {l}) need the game's table of 8 "
+                             f"neighbours per action (a game without one supports only (1, 1))")
+        if k <= 0 or l <= 0:
+            raise ValueError(f"pattern weights must be positive, got (k, l) = ({k}, {l})")
+        self.distance_weight = distance_weight
+        self.k, self.l = k, l
+        self.neighbours = np.asarray(neighbours if neighbours is not None else np.full((1, 8), -1), np.int64)
+        self.skip_action = skip_action
+        self._first_seen = np.full((1, 1), -1, np.int64)
+        self._move_pattern = np.zeros(1024, np.int64)
+        self._change = np.zeros(1, np.int64)
+
+    def begin(self, tree, num_players, num_actions, rng) -> None:
+        """Clear the statistics: a reused tree keeps its visits, but its pattern ids were
+        relative to the old root and are recomputed."""
+        if self.use_patterns and len(self.neighbours) != num_actions:
+            raise ValueError(f"the neighbour table has {len(self.neighbours)} rows, the game "
+                             f"{num_actions} actions")
+        for name, dtype in self.ROWS:
+            tree.array(name, dtype)[:] = 0
+        self._first_seen = np.full((num_players, num_actions), -1, np.int64)
+        self._change = np.zeros(num_actions, np.int64)
+
+    def on_backup(self, tree: Tree, simulation: Simulation) -> None:
+        if len(self._move_pattern) < len(simulation.actions):
+            self._move_pattern = np.zeros(2 * len(simulation.actions), np.int64)
+        x = tree.extra
+        rave_update(simulation.path, tree.first_child, tree.num_children, tree.mover, tree.action,
+                    simulation.players, simulation.actions, simulation.value, int(tree.to_move[ROOT]),
+                    self.neighbours, self.use_patterns, self.k, self.l, self.distance_weight,
+                    self.skip_action, x["amaf_w"], x["amaf_wx"], x["amaf_u"], x["child_pattern"],
+                    x["patterned"], self._first_seen, self._move_pattern, self._change)
+
+
 class RAVE(SelectionRule):
-    """RAVE (Gelly & Silver, or Fuego's weighted form) with optional local-pattern weights.
+    """RAVE (Gelly & Silver, or Fuego's weighted form) with optional local-pattern weights,
+    reading the AMAF statistics of its :class:`AmafStatistics` (``self.amaf``).
 
     Args:
       form: ``fuego`` or ``gelly_silver``.
@@ -175,64 +239,22 @@ class RAVE(SelectionRule):
                  neighbours: np.ndarray | None = None, skip_action: int = -1) -> None:
         if form not in FORMS:
             raise ValueError(f"RAVE form {form!r} is not one of {FORMS}")
-        self.use_patterns = (k, l) != (1.0, 1.0)
-        if self.use_patterns and neighbours is None:
-            raise ValueError(f"pattern weights (k, l) = ({k}, {l}) need the game's table of 8 "
-                             f"neighbours per action (a game without one supports only (1, 1))")
-        if k <= 0 or l <= 0:
-            raise ValueError(f"pattern weights must be positive, got (k, l) = ({k}, {l})")
+        self.amaf = AmafStatistics(distance_weight=form == "fuego", k=k, l=l,
+                                   neighbours=neighbours, skip_action=skip_action)
+        self.enhancements = (self.amaf,)
         self.form = form
         self.c, self.c_rave, self.k_rave = c, c_rave, k_rave
-        self.k, self.l = k, l
         self.beta_unweighted = beta_unweighted
         self.rave_weight_initial, self.rave_weight_final = rave_weight_initial, rave_weight_final
         self.first_play_urgency = first_play_urgency
-        self.neighbours = np.asarray(neighbours if neighbours is not None else np.full((1, 8), -1), np.int64)
-        self.skip_action = skip_action
-        self._allocate(0, 1, 1)
 
-    def _allocate(self, capacity: int, num_players: int, num_actions: int) -> None:
-        self.amaf_w = np.zeros(capacity)  # [N] sum of weighted alpha_p of the child's move
-        self.amaf_wx = np.zeros(capacity)  # [N] sum of weighted alpha_p W_p
-        self.amaf_u = np.zeros(capacity)  # [N] sum of unweighted alpha_p
-        self.child_pattern = np.zeros(capacity, np.int64)  # [N] pattern id of the move at its node
-        self.patterned = np.zeros(capacity, np.bool_)  # [N] children's pattern ids stored
-        self._first_seen = np.full((num_players, num_actions), -1, np.int64)
-        self._move_pattern = np.zeros(1024, np.int64)
-        self._change = np.zeros(num_actions, np.int64)
+    score_kernel = staticmethod(rave_scores)
+    select_kernel = staticmethod(rave_select)
 
-    def reset(self, num_players: int, num_actions: int) -> None:
-        """Clear the AMAF statistics: a reused tree keeps its visits, but its pattern ids were
-        relative to the old root and are recomputed."""
-        if self.use_patterns and len(self.neighbours) != num_actions:
-            raise ValueError(f"the neighbour table has {len(self.neighbours)} rows, the game "
-                             f"{num_actions} actions")
-        self._allocate(len(self.amaf_w), num_players, num_actions)
-
-    def _grow(self, capacity: int) -> None:
-        for name in ("amaf_w", "amaf_wx", "amaf_u", "child_pattern", "patterned"):
-            old = getattr(self, name)
-            new = np.zeros(capacity, old.dtype)
-            new[:len(old)] = old
-            setattr(self, name, new)
-
-    def observe(self, tree: Tree, path: np.ndarray, players: np.ndarray, actions: np.ndarray,
-                value: np.ndarray) -> None:
-        if len(self.amaf_w) < tree.capacity:
-            self._grow(tree.capacity)
-        if len(self._move_pattern) < len(actions):
-            self._move_pattern = np.zeros(2 * len(actions), np.int64)
-        rave_update(path, tree.first_child, tree.num_children, tree.mover, tree.action, players,
-                    actions, value, int(tree.to_move[ROOT]), self.neighbours, self.use_patterns,
-                    self.k, self.l, self.form == "fuego", self.skip_action, self.amaf_w,
-                    self.amaf_wx, self.amaf_u, self.child_pattern, self.patterned,
-                    self._first_seen, self._move_pattern, self._change)
-
-    def scores(self, tree: Tree, node: int) -> np.ndarray:
-        if len(self.amaf_w) < tree.capacity:
-            self._grow(tree.capacity)
-        return rave_scores(tree.first_child[node], tree.num_children[node], tree.visits,
-                           tree.value_sum, tree.mover, tree.visits[node], self.amaf_w,
-                           self.amaf_wx, self.amaf_u, self.form == "gelly_silver", self.c,
-                           self.c_rave, self.k_rave, self.rave_weight_initial,
-                           self.rave_weight_final, self.beta_unweighted, self.first_play_urgency)
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
+        x = tree.extra
+        return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
+                tree.mover, tree.visits[node], x["amaf_w"], x["amaf_wx"], x["amaf_u"],
+                self.form == "gelly_silver", self.c, self.c_rave, self.k_rave,
+                self.rave_weight_initial, self.rave_weight_final, self.beta_unweighted,
+                self.first_play_urgency)

@@ -2,27 +2,49 @@
 
 Each rule scores the children of a node from the point of view of the player who makes
 the move into each child (``tree.mover``), so the same rules serve MaxN, Paranoid and
-Best-Reply trees. The highest score wins; exact ties (unvisited children under UCB1 score
-+inf) are broken uniformly at random with numba's generator.
+Best-Reply trees and the roles of a simultaneous-move node. The highest score among the
+children available in this simulation wins (``mask``: the actions legal in this
+determinization); exact ties (unvisited children under UCB1 score +inf) are broken uniformly
+at random from the tree's own ``tie_seed``.
 
-A rule may keep statistics of its own across the simulations of one search (Progressive
-History's table; RAVE's AMAF values): :meth:`SelectionRule.reset` starts a search and
-:meth:`SelectionRule.observe` sees every finished simulation.
+Where the tree tracks availability (determinized search), the "parent visits" of UCB1 and
+PUCT are each child's availability count (Cowling et al., ISMCTS), as a child that was not
+always legal must not be penalised for the simulations it could not be chosen in.
+
+Rules read statistics; they do not keep them. Statistics gathered across simulations
+(Progressive History's table, RAVE's AMAF values) are enhancements
+(:mod:`.enhancements`) that a rule names in :attr:`SelectionRule.enhancements`; the loop
+feeds them.
 """
 
 from __future__ import annotations
 
-import abc
 import math
 
 import numba as nb
 import numpy as np
 
+from .enhancements import Enhancement, HistoryTable
 from .tree import Tree
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True, inline="always")
+def _splitmix64(x):
+    """One step of SplitMix64 (Steele, Lea & Flood): a well-mixed 64-bit value from ``x``."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 @nb.njit(cache=True)
-def _argmax_random_ties(scores) -> int:
+def argmax_random_ties(scores, seed, node, visits) -> int:
+    """The best score's index, ties broken uniformly (reservoir sampling) by a stream drawn
+    from the tree's ``seed``, the node and its visit count: each search object has its own,
+    and the choice does not depend on other searches running beside it."""
+    state = np.uint64(seed) ^ (np.uint64(node) * _GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
     best = -np.inf
     ties = 0
     choice = 0
@@ -32,24 +54,39 @@ def _argmax_random_ties(scores) -> int:
             best, ties, choice = s, 1, i
         elif s == best:
             ties += 1
-            if np.random.randint(ties) == 0:  # reservoir sampling: uniform over the ties
+            state += _GOLDEN
+            if _splitmix64(state) % np.uint64(ties) == np.uint64(0):
                 choice = i
     return choice
 
 
 @nb.njit(cache=True)
-def ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c) -> np.ndarray:
-    """UCB1: ``w_i / n_i + C sqrt(ln n_parent / n_i)``; +inf for unvisited children."""
+def ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c, lo, hi, avail,
+                use_avail) -> np.ndarray:
+    """UCB1: ``q_i + C sqrt(ln n_parent / n_i)``; +inf for unvisited children.
+
+    ``q_i`` is the mean value mapped from the tree's scale [lo, hi] onto [0, 1] (the Q
+    transform: C is tuned for rewards in [0, 1]); with ``use_avail`` n_parent is the child's
+    availability count."""
     out = np.empty(count)
     log_n = math.log(max(parent_visits, 1))
+    scale = 1.0 / (hi - lo)
     for i in range(count):
         k = first + i
         n = visits[k]
         if n == 0:
             out[i] = np.inf
         else:
-            out[i] = value_sum[k, mover[k]] / n + c * math.sqrt(log_n / n)
+            if use_avail:
+                log_n = math.log(max(avail[k], 1))
+            out[i] = (value_sum[k, mover[k]] / n - lo) * scale + c * math.sqrt(log_n / n)
     return out
+
+
+@nb.njit(cache=True)
+def ucb1_select(seed, node, visits, *args) -> int:
+    """:func:`ucb1_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(ucb1_scores(*args), seed, node, visits)
 
 
 # Score of an unvisited child under Progressive History, before its history term: above any
@@ -59,16 +96,19 @@ UNVISITED = 1e9
 
 @nb.njit(cache=True)
 def progressive_history_scores(first, count, visits, value_sum, mover, action, parent_visits,
-                               c, w, hist_sum, hist_count) -> np.ndarray:
+                               c, w, hist_sum, hist_count, lo, hi, avail, use_avail) -> np.ndarray:
     """UCB1 plus Progressive History (Nijssen & Winands), outside the square root:
-    ``(s_a / n_a) * W / (n_i - w_i + 1)`` with s_a, n_a the mover's history of action a.
+    ``(s_a / n_a) * W / (n_i - w_i + 1)`` with s_a, n_a the mover's history of action a,
+    values mapped onto [0, 1] as in :func:`ucb1_scores`.
 
     Unvisited children score UNVISITED plus that term (n_i = w_i = 0): still before every
     visited child, as UCB1's infinity puts them, but the most promising by history first.
     With a budget smaller than the number of moves (200 playouts, 300 moves) this decides
     which moves are looked at at all.
     """
-    out = ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c)
+    out = ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c, lo, hi, avail,
+                      use_avail)
+    scale = 1.0 / (hi - lo)
     for i in range(count):
         k = first + i
         n = visits[k]
@@ -77,16 +117,24 @@ def progressive_history_scores(first, count, visits, value_sum, mover, action, p
         if n == 0:
             out[i] = UNVISITED
         if hist_count[p, a] > 0:
-            out[i] += hist_sum[p, a] / hist_count[p, a] * w / (n - value_sum[k, p] + 1.0)
+            wins = (value_sum[k, p] - lo * n) * scale
+            out[i] += (hist_sum[p, a] / hist_count[p, a] - lo) * scale * w / (n - wins + 1.0)
     return out
 
 
 @nb.njit(cache=True)
+def progressive_history_select(seed, node, visits, *args) -> int:
+    """:func:`progressive_history_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(progressive_history_scores(*args), seed, node, visits)
+
+
+@nb.njit(cache=True)
 def puct_scores(node, first, count, visits, value_sum, mover, prior, c_base, c_init, q_init,
-                q_from_parent) -> np.ndarray:
+                q_from_parent, avail, use_avail) -> np.ndarray:
     """AlphaZero's PUCT: ``Q + C(s) P sqrt(N(s)) / (1 + N(s, a))`` with
     ``C(s) = log((1 + N(s) + c_base) / c_base) + c_init``. An unvisited child's Q is
-    ``q_init``, or with ``q_from_parent`` the mean value of ``node`` for the child's mover."""
+    ``q_init``, or with ``q_from_parent`` the mean value of ``node`` for the child's mover.
+    With ``use_avail`` N(s) is the child's availability count."""
     out = np.empty(count)
     parent_visits = visits[node]
     c_s = math.log((1.0 + parent_visits + c_base) / c_base) + c_init
@@ -94,6 +142,9 @@ def puct_scores(node, first, count, visits, value_sum, mover, prior, c_base, c_i
     for i in range(count):
         k = first + i
         n = visits[k]
+        if use_avail:
+            c_s = math.log((1.0 + avail[k] + c_base) / c_base) + c_init
+            sqrt_n = math.sqrt(avail[k])
         if n > 0:
             q = value_sum[k, mover[k]] / n
         elif q_from_parent and parent_visits > 0:
@@ -105,70 +156,81 @@ def puct_scores(node, first, count, visits, value_sum, mover, prior, c_base, c_i
 
 
 @nb.njit(cache=True)
-def update_history(hist_sum, hist_count, players, actions, value) -> None:
-    """Credit each (player, action) of a simulation with that player's value."""
-    for i in range(players.shape[0]):
-        p = players[i]
-        hist_sum[p, actions[i]] += value[p]
-        hist_count[p, actions[i]] += 1
+def puct_select(seed, node, visits, *args) -> int:
+    """:func:`puct_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(puct_scores(*args), seed, node, visits)
 
 
-class SelectionRule(abc.ABC):
-    """Scores children; the MCTS loop follows the best."""
+class SelectionRule:
+    """Scores children; the MCTS loop follows the best available one.
 
-    def reset(self, num_players: int, num_actions: int) -> None:
-        """Start a new search (rules with per-search statistics clear them here)."""
+    A rule implements :meth:`scores`; the built-in ones instead give their numba kernels'
+    arguments (:meth:`kernel_args`) with ``score_kernel`` and a ``select_kernel`` that also
+    picks the child, saving a call from Python per step of the descent.
+    """
 
-    def observe(self, tree: Tree, path: np.ndarray, players: np.ndarray, actions: np.ndarray,
-                value: np.ndarray) -> None:
-        """See a finished simulation: its tree ``path`` (root first), every (player, action)
-        played from the root to the end (tree moves, then playout moves) and the value backed up."""
+    #: Enhancements whose statistics the rule reads; the loop runs them with its own.
+    enhancements: tuple[Enhancement, ...] = ()
+    score_kernel = None  # numba: kernel_args -> scores
+    select_kernel = None  # numba: (seed, node, visits, *kernel_args) -> index of the best child
 
-    @abc.abstractmethod
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
+        """The arguments of ``score_kernel`` for ``node``."""
+        raise NotImplementedError(f"{type(self).__name__} has no numba kernels")
+
     def scores(self, tree: Tree, node: int) -> np.ndarray:
         """One score per child of ``node``."""
+        return self.score_kernel(*self.kernel_args(tree, node))
 
-    def select(self, tree: Tree, node: int) -> int:
-        """The child of ``node`` to follow."""
-        return int(tree.first_child[node]) + _argmax_random_ties(self.scores(tree, node))
+    def select(self, tree: Tree, node: int, mask: np.ndarray | None = None) -> int:
+        """The child of ``node`` to follow, among those where ``mask`` (one entry per child)
+        is true (all when None)."""
+        first = int(tree.first_child[node])
+        if mask is None and self.select_kernel is not None:
+            return first + self.select_kernel(tree.tie_seed, node, tree.visits[node],
+                                              *self.kernel_args(tree, node))
+        scores = self.scores(tree, node)
+        if mask is not None:
+            scores[~mask] = -np.inf
+        return first + argmax_random_ties(scores, tree.tie_seed, node, tree.visits[node])
 
 
 class UCB1(SelectionRule):
-    """UCB1 with exploration constant ``c`` (rewards in [0, 1]; SPEC §2 uses C = 0.2)."""
+    """UCB1 with exploration constant ``c`` (rewards mapped onto [0, 1]; SPEC §2 uses C = 0.2)."""
+
+    score_kernel = staticmethod(ucb1_scores)
+    select_kernel = staticmethod(ucb1_select)
 
     def __init__(self, c: float = 0.2) -> None:
         self.c = c
 
-    def scores(self, tree: Tree, node: int) -> np.ndarray:
-        return ucb1_scores(tree.first_child[node], tree.num_children[node], tree.visits,
-                           tree.value_sum, tree.mover, tree.visits[node], self.c)
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
+        lo, hi = tree.value_bounds
+        return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
+                tree.mover, tree.visits[node], self.c, lo, hi, tree.avail, tree.track_availability)
 
 
 class ProgressiveHistory(UCB1):
     """UCB1 plus Progressive History with weight ``w`` (SPEC §2: C = 0.2, W = 5).
 
-    The history table (per player, per action: total value and count over all simulations,
-    tree and playout moves alike) is cleared at the start of each search.
+    Reads the history table ``history`` (per player, per action: total value and count over
+    all simulations of the search, tree and playout moves alike); a new one by default.
     """
 
-    def __init__(self, c: float = 0.2, w: float = 5.0) -> None:
+    def __init__(self, c: float = 0.2, w: float = 5.0, history: HistoryTable | None = None) -> None:
         super().__init__(c)
         self.w = w
-        self.hist_sum = np.zeros((1, 1))
-        self.hist_count = np.zeros((1, 1))
+        self.history = history if history is not None else HistoryTable()
+        self.enhancements = (self.history,)
 
-    def reset(self, num_players: int, num_actions: int) -> None:
-        self.hist_sum = np.zeros((num_players, num_actions))
-        self.hist_count = np.zeros((num_players, num_actions))
+    score_kernel = staticmethod(progressive_history_scores)
+    select_kernel = staticmethod(progressive_history_select)
 
-    def observe(self, tree, path, players, actions, value) -> None:
-        update_history(self.hist_sum, self.hist_count, players, actions, value)
-
-    def scores(self, tree: Tree, node: int) -> np.ndarray:
-        return progressive_history_scores(
-            tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
-            tree.mover, tree.action, tree.visits[node], self.c, self.w, self.hist_sum,
-            self.hist_count)
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
+        lo, hi = tree.value_bounds
+        return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
+                tree.mover, tree.action, tree.visits[node], self.c, self.w, self.history.hist_sum,
+                self.history.hist_count, lo, hi, tree.avail, tree.track_availability)
 
 
 class PUCT(SelectionRule):
@@ -191,8 +253,12 @@ class PUCT(SelectionRule):
         self.c_init = c_init
         self.q_init = q_init
 
-    def scores(self, tree: Tree, node: int) -> np.ndarray:
+    score_kernel = staticmethod(puct_scores)
+    select_kernel = staticmethod(puct_select)
+
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
         from_parent = self.q_init == "parent"
-        return puct_scores(node, tree.first_child[node], tree.num_children[node], tree.visits,
-                           tree.value_sum, tree.mover, tree.prior, self.c_base, self.c_init,
-                           0.0 if from_parent else float(self.q_init), from_parent)
+        return (node, tree.first_child[node], tree.num_children[node], tree.visits,
+                tree.value_sum, tree.mover, tree.prior, self.c_base, self.c_init,
+                0.0 if from_parent else float(self.q_init), from_parent, tree.avail,
+                tree.track_availability)

@@ -2,6 +2,20 @@
 
 Node 0 is the root. The children of a node occupy one contiguous block of rows
 ``first_child[n] .. first_child[n] + num_children[n]``, created when the node is expanded.
+
+Two kinds of row beyond plain turn-taking:
+
+- at a simultaneous-move node (``to_move == SIMULTANEOUS``) the block holds every role's
+  actions, each row the decoupled statistics of one (role, action); the position reached by a
+  joint action is a *joint child*, a row of its own (``mover = action = -1``) created when the
+  joint action is first played and found through :meth:`Tree.joint_child`;
+- under hidden information a node may meet actions it has not seen: :meth:`Tree.add_children`
+  moves its block to the end with the new rows appended (the old rows stay, unreachable).
+
+``avail`` counts the simulations in which a child was available at its parent (Cowling et
+al.'s ISMCTS); rules use it in place of the parent's visits when the tree tracks it.
+Enhancements may register per-row arrays (:meth:`Tree.array`) that grow, move and are copied
+with the tree's own.
 """
 
 from __future__ import annotations
@@ -11,22 +25,36 @@ import numpy as np
 
 ROOT = 0
 NOT_EXPANDED = -1
-UNKNOWN_PLAYER = -2  # player to move not yet seen (the node's state was never reached)
+UNKNOWN_PLAYER = -4  # player to move not yet seen (the node's state was never reached)
+NO_MOVER = -1  # mover and action of the root and of joint children
+
+_ROW_ARRAYS = ("parent", "action", "mover", "prior", "visits", "value_sum", "first_child",
+               "num_children", "to_move", "key", "avail")
 
 
 class Tree:
-    """Per-node arrays: statistics of the edge into the node and the node's expansion."""
+    """Per-node arrays: statistics of the edge into the node and the node's expansion.
 
-    def __init__(self, num_players: int, capacity: int = 1024) -> None:
+    ``value_bounds`` is the scale of the values backed up (the evaluator's); rules that
+    assume rewards in [0, 1] (UCB1) map Q onto it. ``track_availability`` makes selection
+    count and use availability (determinized search).
+    """
+
+    def __init__(self, num_players: int, capacity: int = 1024, *,
+                 value_bounds: tuple[float, float] = (0.0, 1.0),
+                 track_availability: bool = False) -> None:
         self.num_players = num_players
+        self.value_bounds = (float(value_bounds[0]), float(value_bounds[1]))
+        self.track_availability = track_availability
+        self.tie_seed = 0  # selection's tie-breaks draw from it (the search sets it)
         self.size = 0
+        self.extra: dict[str, np.ndarray] = {}  # enhancements' per-row arrays
+        self.joint: dict[int, dict[tuple[int, ...], int]] = {}  # node -> joint action -> child
         self._allocate(capacity)
-        self.add_nodes(-1, np.array([-1]), np.array([-1]), np.ones(1, np.float32))
+        self.add_nodes(-1, np.array([NO_MOVER]), np.array([NO_MOVER]), np.ones(1, np.float32))
 
     def _allocate(self, capacity: int) -> None:
-        old = {k: getattr(self, k) for k in ("parent", "action", "mover", "prior", "visits",
-                                             "value_sum", "first_child", "num_children",
-                                             "to_move", "key")} if self.size else None
+        old = {k: getattr(self, k) for k in _ROW_ARRAYS} if self.size else None
         self.parent = np.empty(capacity, np.int32)  # [N]
         self.action = np.empty(capacity, np.int32)  # [N] action on the edge into the node
         self.mover = np.empty(capacity, np.int8)  # [N] player who made that action
@@ -36,14 +64,24 @@ class Tree:
         self.first_child = np.empty(capacity, np.int32)  # [N] or NOT_EXPANDED
         self.num_children = np.empty(capacity, np.int32)  # [N]
         self.to_move = np.empty(capacity, np.int8)  # [N] player to move at the node
-        self.key = np.empty(capacity, np.int64)  # [N] state.key() of the node, once reached
+        self.key = np.empty(capacity, np.int64)  # [N] the node's key, once reached
+        self.avail = np.empty(capacity, np.int32)  # [N] simulations the edge was available
         if old:
             for k, v in old.items():
                 getattr(self, k)[:self.size] = v[:self.size]
+        for name, v in self.extra.items():
+            self.extra[name] = np.zeros((capacity,) + v.shape[1:], v.dtype)
+            self.extra[name][:self.size] = v[:self.size]
 
     @property
     def capacity(self) -> int:
         return len(self.parent)
+
+    def array(self, name: str, dtype=np.float64, shape: tuple[int, ...] = ()) -> np.ndarray:
+        """The per-row array ``name`` (zeros when first asked for), kept with the tree's own."""
+        if name not in self.extra:
+            self.extra[name] = np.zeros((self.capacity,) + shape, dtype)
+        return self.extra[name]
 
     def add_nodes(self, parent: int, actions: np.ndarray, movers: np.ndarray,
                   priors: np.ndarray) -> int:
@@ -62,6 +100,9 @@ class Tree:
         self.num_children[lo:hi] = 0
         self.to_move[lo:hi] = UNKNOWN_PLAYER
         self.key[lo:hi] = 0
+        self.avail[lo:hi] = 0
+        for v in self.extra.values():
+            v[lo:hi] = 0
         self.size = hi
         return lo
 
@@ -70,6 +111,42 @@ class Tree:
         first = self.add_nodes(node, actions, movers, priors)
         self.first_child[node] = first
         self.num_children[node] = len(actions)
+
+    def add_children(self, node: int, actions: np.ndarray, movers: np.ndarray,
+                     priors: np.ndarray) -> None:
+        """Give the expanded ``node`` further children: its block moves to the end of the
+        arrays with the new rows after the old ones, statistics and subtrees kept."""
+        old_first, old_n = int(self.first_child[node]), int(self.num_children[node])
+        old = np.arange(old_first, old_first + old_n)
+        first = self.add_nodes(node, np.concatenate([self.action[old], actions]),
+                               np.concatenate([self.mover[old], movers]),
+                               np.concatenate([self.prior[old], priors]))
+        new = np.arange(first, first + old_n)
+        for name in _ROW_ARRAYS[3:]:  # prior onwards: what the old rows learnt
+            arr = getattr(self, name)
+            arr[new] = arr[old]
+        for arr in self.extra.values():
+            arr[new] = arr[old]
+        for o, n in zip(old.tolist(), new.tolist()):
+            f = self.first_child[n]
+            if f >= 0:
+                self.parent[f:f + self.num_children[n]] = n
+            if o in self.joint:
+                self.joint[n] = self.joint.pop(o)
+                for child in self.joint[n].values():
+                    self.parent[child] = n
+        self.parent[old] = NOT_EXPANDED  # unreachable now
+        self.first_child[node] = first
+        self.num_children[node] = old_n + len(actions)
+
+    def joint_child(self, node: int, joint: tuple[int, ...]) -> int:
+        """The child of simultaneous-move ``node`` reached by ``joint``, created if new."""
+        children = self.joint.setdefault(node, {})
+        child = children.get(joint)
+        if child is None:
+            child = children[joint] = self.add_nodes(node, np.array([NO_MOVER]), np.array([NO_MOVER]),
+                                                     np.ones(1, np.float32))
+        return child
 
     def reach(self, node: int, player: int, key: int) -> None:
         """Record what a simulation found at ``node`` the first time it got there."""
@@ -94,20 +171,35 @@ class Tree:
         hits = kids[match]
         return int(hits[0]) if len(hits) else -1
 
+    def _order(self, node: int) -> np.ndarray:
+        if not self.joint:
+            return _subtree_order(self.first_child, self.num_children, node, self.size)
+        order, head = [node], 0  # joint children are outside the blocks: walk in Python
+        while head < len(order):
+            n = order[head]
+            head += 1
+            order.extend(self.children(n).tolist())
+            order.extend(self.joint.get(n, {}).values())
+        return np.array(order, np.int64)
+
     def subtree(self, node: int) -> Tree:
         """A new tree holding the subtree under ``node``, with ``node`` as its root."""
-        order = _subtree_order(self.first_child, self.num_children, node, self.size)
-        new = Tree(self.num_players, capacity=max(1024, len(order)))
+        order = self._order(node)
+        new = Tree(self.num_players, capacity=max(1024, len(order)), value_bounds=self.value_bounds,
+                   track_availability=self.track_availability)
+        for name, v in self.extra.items():
+            new.array(name, v.dtype, v.shape[1:])[:len(order)] = v[order]
         new.size = len(order)
         index = np.full(self.size, -1, np.int64)
         index[order] = np.arange(len(order))
-        for name in ("action", "mover", "prior", "visits", "value_sum", "num_children", "to_move",
-                     "key"):
+        for name in _ROW_ARRAYS[1:]:
             getattr(new, name)[:new.size] = getattr(self, name)[order]
         new.parent[:new.size] = np.where(order == node, -1, index[self.parent[order]])
         first = self.first_child[order]
         new.first_child[:new.size] = np.where(first >= 0, index[np.maximum(first, 0)], NOT_EXPANDED)
-        new.action[0], new.mover[0], new.prior[0] = -1, -1, 1.0
+        new.joint = {int(index[n]): {j: int(index[c]) for j, c in kids.items()}
+                     for n, kids in self.joint.items() if index[n] >= 0}
+        new.action[0], new.mover[0], new.prior[0] = NO_MOVER, NO_MOVER, 1.0
         return new
 
 

@@ -413,8 +413,3 @@ def scores(s, t, out) -> None:
                 score += 5
         out[c] = score
 
-
-@nb.njit(cache=True)
-def seed(n) -> None:
-    """Seed numba's random generator (used by sample_move and playout)."""
-    np.random.seed(n)

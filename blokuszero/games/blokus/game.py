@@ -146,7 +146,7 @@ class BlokusState(State):
 
         ``policy``: ``"uniform"``, or ``"largest_piece"`` (with probability 1 - epsilon a
         uniformly random move among those of the largest piece size available, SPEC §2).
-        Randomness comes from numba's generator: seed it with :func:`engine.seed`.
+        Randomness comes from numba's generator: seed it with :func:`~blokuszero.games.numba_random.seed_numba`.
         """
         if policy not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown playout policy {policy!r}; Blokus has {sorted(PLAYOUT_POLICIES)}")

@@ -1,0 +1,71 @@
+"""Enhancements: parts that hook into the MCTS loop at expansion and at backup.
+
+An enhancement may seed a newly expanded node's statistics (:meth:`Enhancement.on_expand`)
+and sees every finished simulation whole (:meth:`Enhancement.on_backup`): the tree rows of
+its path (their keys in ``tree.key``), every move from the root to the end with its mover
+(tree part first, then the playout) and the value backed up. Selection rules read what
+enhancements gather (Progressive History reads :class:`HistoryTable`, RAVE reads
+:class:`~blokuszero.search.rave.AmafStatistics`); several enhancements run in one search, in
+the order given.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ..games.base import State
+from .tree import Tree
+
+
+class Simulation(NamedTuple):
+    """One finished simulation, as enhancements see it at backup (a tuple: built once per
+    simulation, it must be cheap)."""
+
+    path: np.ndarray  # [D] tree rows from the root
+    players: np.ndarray  # [T] the mover of each move, tree moves then playout moves
+    actions: np.ndarray  # [T] the moves
+    value: np.ndarray  # [P] the value backed up (the tree shape's)
+    tree_moves: int  # how many of the moves were made in the tree
+
+
+class Enhancement:
+    """A part of a search run at the start, at each expansion and at each backup."""
+
+    def begin(self, tree: Tree, num_players: int, num_actions: int,
+              rng: np.random.Generator) -> None:
+        """A search starts on ``tree`` (maybe reused from the last search)."""
+
+    def on_expand(self, tree: Tree, node: int, state: State) -> None:
+        """``node`` (at ``state``) got children; their rows may be seeded here."""
+
+    def on_backup(self, tree: Tree, simulation: Simulation) -> None:
+        """A simulation finished and was backed up."""
+
+
+@nb.njit(cache=True)
+def update_history(hist_sum, hist_count, players, actions, value) -> None:
+    """Credit each (player, action) of a simulation with that player's value."""
+    for i in range(players.shape[0]):
+        p = players[i]
+        hist_sum[p, actions[i]] += value[p]
+        hist_count[p, actions[i]] += 1
+
+
+class HistoryTable(Enhancement):
+    """Per player and action: total value and count over every move of every simulation of
+    the search (Progressive History's table; Nijssen & Winands). Cleared at each search."""
+
+    def __init__(self) -> None:
+        self.hist_sum = np.zeros((1, 1))  # [P, A]
+        self.hist_count = np.zeros((1, 1))  # [P, A]
+
+    def begin(self, tree, num_players, num_actions, rng) -> None:
+        self.hist_sum = np.zeros((num_players, num_actions))
+        self.hist_count = np.zeros((num_players, num_actions))
+
+    def on_backup(self, tree, simulation) -> None:
+        update_history(self.hist_sum, self.hist_count, simulation.players, simulation.actions,
+                       simulation.value)
