@@ -7,7 +7,7 @@ JSON line per game and ``summary.json`` with each engine's win rate as Black, as
 all, with Wilson 95% intervals.
 
     python scripts/go_match.py --games 10 --size 9 \\
-        --engine1 "python -m blokuszero.games.go.gtp --playouts 5000 --seed 1" --name1 ours \\
+        --engine1 "python -m blokuszero.engines.go --playouts 5000 --seed 1" --name1 ours \\
         --engine2 "gnugo --mode gtp --level 1" --name2 gnugo-1 --out runs/go_match
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go.sgf import write_sgf
-from blokuszero.players.stats import wilson_interval
+from blokuszero.match.stats import wilson_interval
 from blokuszero.protocols.gtp import GtpClient, GtpError
 
 REFEREE = "gnugo --mode gtp --chinese-rules"

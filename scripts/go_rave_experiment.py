@@ -23,7 +23,7 @@ import numpy as np
 from blokuszero.games.go import GoGame
 from blokuszero.games.go.sgf import write_sgf
 from blokuszero.players.factory import make_player
-from blokuszero.players.stats import wilson_interval
+from blokuszero.match.stats import wilson_interval
 
 
 def play_one(index: int, seed: int, size: int, komi: float, playouts: int, k: float, l: float,

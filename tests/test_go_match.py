@@ -20,7 +20,7 @@ GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
 @pytest.mark.slow  # two engine processes and a referee: about 15 s alone, a minute under load
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
 def test_match_alternates_colours_and_records_every_game(tmp_path):
-    ours = f"{sys.executable} -m blokuszero.games.go.gtp --playouts 40 --seed 3"
+    ours = f"{sys.executable} -m blokuszero.engines.go --playouts 40 --seed 3"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "") + ":/usr/games"}
     subprocess.run([sys.executable, str(ROOT / "scripts" / "go_match.py"), "--games", "2", "--size", "5",
                     "--komi", "0.5", "--engine1", ours, "--name1", "ours",

@@ -21,8 +21,8 @@ import numpy as np
 from tqdm import tqdm
 
 from ..games.registry import make_game
-from .base import Player
-from .factory import make_player, resolve_spec
+from ..players.base import Player
+from ..players.factory import make_player, resolve_spec
 from .stats import wilson_interval
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
+from ..players.factory import resolve_spec
 from .arena import Match, run_match
-from .factory import resolve_spec
 from .ladder import checkpoint_run, describe
 
 CANDIDATE = "blokuszero"

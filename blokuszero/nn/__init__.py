@@ -6,8 +6,8 @@ the training loss, ``augment`` the board symmetries on encoded data, ``evaluator
 network as the search core's evaluator.
 """
 
-from .augment import SEAT_MAP, transform_planes, transform_policy, transform_value
-from .encoder import (HISTORY, NUM_ACTIONS, NUM_PLANES, encode, encode_batch, from_mover_frame,
+from ..games.blokus.augment import SEAT_MAP, transform_planes, transform_policy, transform_value
+from ..games.blokus.encoder import (HISTORY, NUM_ACTIONS, NUM_PLANES, encode, encode_batch, from_mover_frame,
                       to_mover_frame)
 from .evaluator import NetworkEvaluator
 from .loss import Losses, policy_value_loss

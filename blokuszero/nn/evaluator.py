@@ -16,9 +16,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..games.blokus.encoder import encode_batch, from_mover_frame
 from ..games.blokus.game import BlokusState
 from ..search.evaluators import Evaluation, Evaluator
-from .encoder import encode_batch, from_mover_frame
 
 
 class NetworkEvaluator(Evaluator):

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ..games.blokus import tables as T
-from .encoder import BOARD_SIZE, NUM_ACTIONS, NUM_PLANES, NUM_PLAYERS
+from ..games.blokus.encoder import BOARD_SIZE, NUM_ACTIONS, NUM_PLANES, NUM_PLAYERS
 
 POLICY_HEADS = ("fc", "conv")
 VALUE_HEADS = ("fc", "pool")

@@ -20,7 +20,7 @@ from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory
 from .base import Player, RandomPlayer
-from .gtp import GtpPlayer
+from .gtp_player import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
 
 #: MCTS-MaxN as SPEC §2 describes the paper's baseline.

@@ -3,7 +3,7 @@
 The trainer hands the evaluator the network of a new checkpoint (saved to ``run_dir/eval/
 checkpoints``, since the training checkpoints rotate) whenever the evaluator is idle and at
 least ``every_steps`` steps have passed since the last one; the evaluator plays the match of
-:mod:`blokuszero.players.evaluation` (1 BlokusZero seat vs 3 opponents, stored and resumable
+:mod:`blokuszero.match.evaluation` (1 BlokusZero seat vs 3 opponents, stored and resumable
 in ``run_dir/eval/<run>@<step>/``) and the trainer logs ``eval/win_rate`` and its interval.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import ray
 
-from ..players.evaluation import Candidate, evaluate
+from ..match.evaluation import Candidate, evaluate
 
 
 def _default_opponent() -> dict[str, Any]:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..games.blokus.augment import transform_planes, transform_value
+from ..games.blokus.encoder import encode_batch, to_mover_frame
 from ..games.blokus.game import BlokusState
 from ..games.blokus.symmetry import PLACEMENT_MAP
-from ..nn.augment import transform_planes, transform_value
-from ..nn.encoder import encode_batch, to_mover_frame
 from .records import GameRecord
 
 _SHARD = re.compile(r"shard_(\d{8})\.npz")
@@ -165,7 +165,7 @@ class ReplayBuffer:
         """``batch_size`` positions drawn uniformly from all positions in the buffer.
 
         With ``augment``, each position is turned by a random rotation (the rotations are
-        exact symmetries of the game; see nn/augment.py).
+        exact symmetries of the game; see games/blokus/augment.py).
         """
         self.flush()
         if not self.games:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.blokus.symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, transform_board
+from .symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, transform_board
 from .encoder import HISTORY, NUM_PLANES, NUM_PLAYERS
 
 #: [8, 4]: seat j of a position becomes seat SEAT_MAP[k, j] of its image under symmetry k

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..games.blokus import engine as E
-from ..games.blokus import tables as T
-from ..games.blokus.game import BlokusState
+from . import engine as E
+from . import tables as T
+from .game import BlokusState
 
 NUM_PLAYERS = T.NUM_COLORS
 HISTORY = 8  # positions s, s-1, ..., s-7

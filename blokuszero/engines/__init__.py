@@ -1,0 +1,5 @@
+"""Programs others talk to: a player wired to a protocol, each with its command line.
+
+``blokus`` (Pentobi's GTP dialect, ``python -m blokuszero.engines.blokus``) and ``go`` (GTP v2,
+``python -m blokuszero.engines.go``).
+"""
