@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..games.base import Game, State
+from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
@@ -137,14 +138,15 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     from ..nn.evaluator import NetworkEvaluator
     from ..nn.model import build_model
 
-    if game.name != "blokus":
-        raise ValueError(f"the alphazero player plays blokus, not {game.name}")
+    encoder = make_encoder(game)  # ValueError for a game without one
     if s.get("checkpoint"):
         model, _ = load_network(s["checkpoint"])
     else:
         torch.manual_seed(s.get("init_seed", 0))
-        model = build_model(s.get("model", "b2c32conv"))
-    evaluator = NetworkEvaluator(model, device=s.get("device", "cpu"), cache_size=s.get("cache_size", 0))
+        model = build_model(s.get("model", "b2c32conv"), encoder_name(game))
+    # The evaluator checks that the network was built for this game's encoding.
+    evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
+                                 cache_size=s.get("cache_size", 0))
     config = MCTSConfig(**{"expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
     rule = make_rule("puct", s)
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
