@@ -58,3 +58,30 @@ def test_go_rave_experiment_runs_on_the_match_runner(tmp_path):
     assert summary["players"]["weighted"]["config"]["k"] == 1.5
     assert f"weighted overall  {weighted['wins']:4d}/   2 = {weighted['win_rate']:6.1%}" in out
     assert len(list((tmp_path / "games").glob("game_*.sgf"))) == 2
+
+
+RESIGNER = """
+import sys
+for line in sys.stdin:
+    command = line.split()[0] if line.split() else ""
+    answer = {"name": "resigner", "known_command": "false", "genmove": "resign"}.get(command, "")
+    sys.stdout.write(f"= {answer}\\n\\n")
+    sys.stdout.flush()
+    if command == "quit":
+        break
+"""
+
+
+def test_a_resigning_engine_loses(tmp_path):
+    script = tmp_path / "resigner.py"
+    script.write_text(RESIGNER)
+    match = Match("go", ("quitter", "random"),
+                  {"quitter": {"kind": "gtp", "command": f"{sys.executable} {script}"}, "random": {"preset": "random"}},
+                  game_options={"size": 5}, seating="rotate")
+    summary = run_match(match, 2, 0, tmp_path / "out", progress=False)
+    records = load_records(tmp_path / "out" / "games.jsonl")
+    assert [r["result"] for r in records] == ["W+R", "B+R"]  # Black resigned, then White
+    assert [len(r["moves"]) for r in records] == [0, 1]  # White resigns after Black's first move
+    assert summary["players"]["random"]["wins"] == 2 and summary["players"]["quitter"]["wins"] == 0
+    sgf = read_sgf((tmp_path / "out" / "games" / "game_00001.sgf").read_text())
+    assert sgf.properties["RE"] == "B+R" and len(sgf.moves) == 1

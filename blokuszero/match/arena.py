@@ -22,8 +22,10 @@ from tqdm import tqdm
 
 from ..games.base import Game, State
 from ..games.registry import make_game
-from ..players.base import Player
+from ..players.base import Player, Resign
+from ..protocols.gtp import GtpError
 from ..players.factory import make_player, resolve_spec
+from .referee import GtpReferee
 from .stats import wilson_interval
 
 
@@ -37,6 +39,7 @@ class Match:
     random_opening_moves: int = 0  # first moves of every game played uniformly at random
     game_options: Mapping[str, Any] = field(default_factory=dict)  # make_game options (Go: size, komi)
     seating: str = "shuffle"  # one of SEATINGS: "shuffle" (random per game) or "rotate" (game i: seats turned by i)
+    referee: str | None = None  # Go: a GTP engine that sees every move and scores the end (see referee.py)
 
     def make_game(self) -> Game:
         """The game of this match, with its options."""
@@ -47,6 +50,8 @@ class Match:
         if self.seating not in SEATINGS:
             raise ValueError(f"seating {self.seating!r} is not one of {SEATINGS}")
         game = self.make_game()
+        if self.referee is not None and game.name != "go":
+            raise ValueError(f"a referee scores Go games, not {self.game}")
         if len(self.seats) != game.num_players:
             raise ValueError(f"{self.game} has {game.num_players} seats, but {len(self.seats)} "
                              f"were given: {list(self.seats)}")
@@ -66,8 +71,10 @@ SEATINGS = ("shuffle", "rotate")
 SGF_SUFFIX = {"blokus": ".blksgf", "go": ".sgf"}
 
 
-def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list[str], comment: str) -> str | None:
-    """The game's SGF record, for games that have an SGF writer (Blokus, Go)."""
+def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list[str], comment: str,
+         result: str | None) -> str | None:
+    """The game's SGF record, for games that have an SGF writer (Blokus, Go); ``result``: how a
+    referee or a resignation decided the game, if one did."""
     if game.name == "blokus":
         from ..games.blokus.sgf import write_sgf
 
@@ -75,10 +82,19 @@ def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list
     if game.name == "go":
         from ..games.go.sgf import write_sgf as write_go_sgf
 
-        score = state.score()
-        result = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+        if result is None:
+            score = state.score()
+            result = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
         return write_go_sgf(game, actions, {"PB": seating[0], "PW": seating[1], "RE": result, "GC": comment})
     return None
+
+
+def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
+    """Returns and result (``W+R``: Black resigned; ``B+F``: White's move was refused) of a
+    two-player game that ``loser`` gave up or forfeited."""
+    if game.num_players != 2:
+        raise ValueError(f"only two-player games end by resignation or forfeit, not {game.name}")
+    return np.where(np.arange(2) == loser, -1.0, 1.0), f"{'BW'[1 - loser]}+{why}"
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -87,7 +103,8 @@ def game_seed(seed: int, index: int) -> int:
 
 
 def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
-    """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus)."""
+    """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus and
+    Go, and the result when a resignation, a refused move or the referee decided it)."""
     game = match.make_game()
     rng = np.random.default_rng(seed)
     if match.seating == "rotate":  # two players: colours alternate game by game
@@ -99,7 +116,9 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     players: list[Player] = []
     state = game.new_initial_state(rng)
     moves, actions = [], []
+    result = returns = None  # set when a resignation, a refused move or the referee decides
     start, cpu_start = time.perf_counter(), time.process_time()
+    referee = GtpReferee(match.referee, game) if match.referee else None
     try:
         for name, s in zip(seating, player_seeds):
             players.append(make_player(game, match.players[name], int(s)))
@@ -109,19 +128,34 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
             if len(moves) < match.random_opening_moves:
                 action = int(rng.choice(state.legal_actions()))
             else:
-                action = players[p].choose_action(state)
+                try:
+                    action = players[p].choose_action(state)
+                except Resign:
+                    returns, result = _forfeit(game, p, "R")
+                    break
             try:
                 state.apply_action(action)
             except ValueError as err:
                 raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
             moves.append((p, state.action_to_string(action)))
             actions.append((p, int(action)))
+            if referee is not None:
+                try:
+                    referee.play(p, state.action_to_string(action))
+                except GtpError:  # the referee's rules refuse it (say, superko): the mover loses
+                    returns, result = _forfeit(game, p, "F")
+                    break
             for player in players:
                 player.inform(action, p)
+        if referee is not None and result is None:
+            returns, result = referee.result()
     finally:
         for player in players:
             player.close()
-    returns = state.returns()
+        if referee is not None:
+            referee.close()
+    if returns is None:
+        returns = state.returns()
     scores = state.scores() if hasattr(state, "scores") else returns
     record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
@@ -129,7 +163,9 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
               # CPU time of this process (one thread per worker): what a game costs on a free
               # core, however busy the machine; an external GTP engine's own time is not in it
               "cpu_seconds": time.process_time() - cpu_start}
-    sgf = _sgf(game, state, actions, seating, f"arena game {index}, seed {seed}")
+    if result is not None:
+        record["result"] = result
+    sgf = _sgf(game, state, actions, seating, f"arena game {index}, seed {seed}", result)
     if sgf is not None:
         record["sgf"] = sgf
     return record
@@ -155,7 +191,7 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
                          "by_seat": [rate(seat) for seat in by_seat]}
     return {"game": match.game, "games": len(records), "seats": list(match.seats),
             "random_opening_moves": match.random_opening_moves,
-            "game_options": dict(match.game_options), "seating": match.seating,
+            "game_options": dict(match.game_options), "seating": match.seating, "referee": match.referee,
             "win_rule": "a seat wins when it has the highest score; shared first places all win",
             "seeds": [r["seed"] for r in records], "players": players}
 
@@ -185,6 +221,8 @@ def match_definition(match: Match, seed: int) -> dict[str, Any]:
         definition["game_options"] = dict(match.game_options)
     if match.seating != "shuffle":
         definition["seating"] = match.seating
+    if match.referee is not None:
+        definition["referee"] = match.referee
     return definition
 
 

@@ -64,7 +64,8 @@ _OPTIONS = {
     # from torch seed `init_seed`, as a run with that seed starts).
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "q_init", "device",
                                  "temperature_moves", "cache_size"},
-    # command: the command line of an external Blokus GTP engine (e.g. "pentobi-gtp --quiet").
+    # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
+    # "gnugo --mode gtp").
     "gtp": {"command"},
 }
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
@@ -166,10 +167,10 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     if s["kind"] == "alphazero":
         return _alphazero_player(game, s, rng)
     if s["kind"] == "gtp":
-        if game.name != "blokus" or not s.get("command"):
-            raise ValueError(f"a gtp player plays blokus (not {game.name}) through the engine "
-                             f"command line given as 'command' (got {s.get('command')!r})")
-        return GtpPlayer(s["command"], int(rng.integers(2**31)))
+        if not s.get("command"):
+            raise ValueError(f"a gtp player needs the engine's command line as 'command' "
+                             f"(got {s.get('command')!r})")
+        return GtpPlayer(s["command"], game, int(rng.integers(2**31)))
     rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
