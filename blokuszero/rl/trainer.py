@@ -189,7 +189,7 @@ class Trainer:
             ev = self.eval_settings
             self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
-                {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")})
+                {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
         self._publish()
         self._window = {"start": time.perf_counter(), "games": 0, "positions": 0, "sims": 0,
                         "evals": 0, "capacity": 0, "seconds": 0.0}
