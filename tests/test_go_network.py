@@ -3,6 +3,7 @@ network evaluator, and a 9x9 network trained through train.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -19,7 +20,7 @@ from blokuszero.games.go import GoGame, GoState
 from blokuszero.games.go.encoder import GoEncoder
 from blokuszero.games.registry import make_encoder
 from blokuszero.nn import ConvPolicyHead, NetworkEvaluator, build_model
-from blokuszero.nn.checkpoint import latest_checkpoint, load_network
+from blokuszero.nn.checkpoint import latest_checkpoint, load_network, save_network
 from blokuszero.players.factory import make_player
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,3 +159,13 @@ def test_go_network_trains_through_train_py(tmp_path):
     player = make_player(GoGame(9), {"preset": "alphazero", "checkpoint": str(path), "simulations": 4}, seed=1)
     move = player.choose_action(GoGame(9).new_initial_state())
     assert 0 <= move < 82
+
+
+def test_a_network_stored_before_networks_named_their_game_loads_as_blokus(tmp_path):
+    torch.manual_seed(0)
+    net = build_model("b2c32conv")
+    stored = {k: v for k, v in dataclasses.asdict(net.config).items() if k != "game"}  # as written before
+    path = save_network(tmp_path, 7, "b2c32conv", net.state_dict(), model_config=stored)
+    loaded, step = load_network(path)
+    assert step == 7 and loaded.config == net.config and loaded.config.game == "blokus"
+    assert all(torch.equal(loaded.state_dict()[k], v) for k, v in net.state_dict().items())
