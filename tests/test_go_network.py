@@ -169,3 +169,16 @@ def test_a_network_stored_before_networks_named_their_game_loads_as_blokus(tmp_p
     loaded, step = load_network(path)
     assert step == 7 and loaded.config == net.config and loaded.config.game == "blokus"
     assert all(torch.equal(loaded.state_dict()[k], v) for k, v in net.state_dict().items())
+
+
+def test_encoder_replays_records_and_names_a_move_out_of_turn():
+    game = GoGame(9)
+    encoder = GoEncoder(game)
+    moves = random_moves(game, 30, seed=5)
+    state = encoder.replay(np.arange(30) % 2, np.array(moves))
+    expected = game.new_initial_state()
+    for move in moves:
+        expected.apply_action(move)
+    assert state.key() == expected.key() and np.array_equal(encoder.board(state), expected.board() - 1)
+    with pytest.raises(ValueError, match="move 40 is by player 1, but player 0 is to move"):
+        encoder.replay(np.array([1]), np.array([40]))
