@@ -13,7 +13,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from blokuszero.players.arena import Match, format_summary, run_match
+from blokuszero.match.arena import Match, format_summary, run_match
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="arena")

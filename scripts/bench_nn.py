@@ -22,7 +22,8 @@ import numpy as np
 import torch
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
-from blokuszero.nn import NetworkEvaluator, build_model, encode_batch
+from blokuszero.games.blokus.encoder import BlokusEncoder, encode_batch
+from blokuszero.nn import NetworkEvaluator, build_model
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
 
@@ -63,7 +64,7 @@ def measure(name: str, batch: int, states: list[BlokusState], seconds: float, de
         with torch.inference_mode(), autocast:
             model(planes)
 
-    evaluator = NetworkEvaluator(model, device, half=half)
+    evaluator = NetworkEvaluator(model, BlokusEncoder(), device, half=half)
     batches = [states[i:i + batch] for i in range(0, len(states) - batch + 1, batch)]
 
     def evaluate(i: int) -> None:

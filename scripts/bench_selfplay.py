@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from blokuszero.games.blokus import BlokusGame
+from blokuszero.games.blokus.encoder import BlokusEncoder
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
 from blokuszero.rl.learner import Learner, LearnerSettings
@@ -51,7 +52,7 @@ def standalone_rate(model, batch: int, device: str, half: bool, seconds: float) 
 
 
 def selfplay_rate(model, batch: int, device: str, half: bool, seconds: float, simulations: int) -> dict:
-    evaluator = NetworkEvaluator(model, device=device, half=half, cache_size=100_000)
+    evaluator = NetworkEvaluator(model, BlokusEncoder(), device=device, half=half, cache_size=100_000)
     settings = SelfPlaySettings(simulations=simulations, games_in_parallel=batch)
     selfplay = LockstepSelfPlay(BlokusGame(), evaluator, settings, seed=0)
     selfplay.play(min(batch, 2))  # warm-up: compile, allocate
@@ -73,7 +74,7 @@ def selfplay_rate(model, batch: int, device: str, half: bool, seconds: float, si
 
 
 def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
-    buffer = ReplayBuffer(capacity=len(games))
+    buffer = ReplayBuffer(capacity=len(games), encoder=BlokusEncoder())
     for g in games:
         buffer.add(g)
     rng = np.random.default_rng(0)

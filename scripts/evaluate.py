@@ -18,9 +18,9 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from blokuszero.players.evaluation import candidates, evaluate, format_curve, plot_curve
+from blokuszero.match.evaluation import candidates, evaluate, format_curve, plot_curve
 from blokuszero.players.factory import resolve_spec
-from blokuszero.players.ladder import describe, fit_elo, format_ladder, load_games
+from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="evaluate")

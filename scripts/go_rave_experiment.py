@@ -2,10 +2,11 @@
 
 Plays ``--games`` games between RAVE with local-pattern weights (k, l) and plain Fuego-style
 RAVE (k = l = 1), the same number of playouts per move for both, colours alternating (even
-games: the weighted player is Black). Writes one JSON line per game and a summary with the
-weighted player's win rates by colour and their Wilson 95% intervals, to compare with the
-paper's 58.6% / 47.1% (pattern (1.5, 1)) against 56.0% / 44.0% (Fuego against itself), both
-at 10,000 playouts per move over 10,000 games.
+games: the weighted player is Black), on the arena's match runner (blokuszero/match/arena.py):
+``games.jsonl``, one SGF per game, ``match.json`` (``--resume`` plays only the missing games)
+and ``summary.json``. Prints the weighted player's win rates as Black, as White and in all,
+with Wilson 95% intervals, to compare with the paper's 58.6% / 47.1% (pattern (1.5, 1)) against
+56.0% / 44.0% (Fuego against itself), both at 10,000 playouts per move over 10,000 games.
 
     python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2 --out runs/go_rave
 """
@@ -13,65 +14,29 @@ at 10,000 playouts per move over 10,000 games.
 from __future__ import annotations
 
 import argparse
-import json
-import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-import numpy as np
-
-from blokuszero.games.go import GoGame
-from blokuszero.games.go.sgf import write_sgf
-from blokuszero.players.factory import make_player
-from blokuszero.players.stats import wilson_interval
+from blokuszero.match.arena import Match, run_match
 
 
-def play_one(index: int, seed: int, size: int, komi: float, playouts: int, k: float, l: float,
-             beta_unweighted: bool) -> dict:
-    """One game; the weighted player is Black in even games."""
-    game = GoGame(size, komi)
-    seeds = np.random.SeedSequence([seed, index]).generate_state(2)
-    weighted = make_player(game, {"preset": "go_rave", "simulations": playouts, "k": k, "l": l,
-                                  "beta_unweighted": beta_unweighted}, int(seeds[0]))
-    plain = make_player(game, {"preset": "go_rave", "simulations": playouts}, int(seeds[1]))
-    players = [weighted, plain] if index % 2 == 0 else [plain, weighted]
-    state = game.new_initial_state()
-    moves = []
-    start = time.perf_counter()
-    while not state.is_terminal():
-        p = state.current_player()
-        action = players[p].choose_action(state)
-        state.apply_action(action)
-        moves.append((p, action))
-        for player in players:
-            player.inform(action, p)
-    weighted_colour = index % 2
-    score = state.score()
-    return {"index": index, "weighted_colour": "BW"[weighted_colour], "score": score,
-            "weighted_won": bool((score > 0) == (weighted_colour == 0)) and score != 0,
-            "moves": len(moves), "seconds": time.perf_counter() - start,
-            "sgf": write_sgf(game, moves, {"PB": "weighted" if weighted_colour == 0 else "plain",
-                                           "PW": "plain" if weighted_colour == 0 else "weighted",
-                                           "RE": f"{'B' if score > 0 else 'W'}+{abs(score):g}"})}
+def experiment(args: argparse.Namespace) -> Match:
+    """The match the command line describes: seat 0 (Black) is the weighted player in even games."""
+    weighted = {"preset": "go_rave", "simulations": args.playouts, "k": args.k, "l": args.l,
+                "beta_unweighted": args.beta_unweighted}
+    plain = {"preset": "go_rave", "simulations": args.playouts}
+    return Match("go", ("weighted", "plain"), {"weighted": weighted, "plain": plain},
+                 game_options={"size": args.size, "komi": args.komi}, seating="rotate")
 
 
-def summarise(records: list[dict], args: argparse.Namespace) -> dict:
-    out = {"games": len(records), "playouts_per_move": args.playouts, "size": args.size,
-           "komi": args.komi, "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted,
-           "seed": args.seed}
-    for colour in "BW":
-        games = [r for r in records if r["weighted_colour"] == colour]
-        wins = sum(r["weighted_won"] for r in games)
-        low, high = wilson_interval(wins, len(games))
-        out[f"weighted_as_{colour}"] = {"games": len(games), "wins": wins,
-                                        "win_rate": wins / len(games) if games else 0.0,
-                                        "ci95": [low, high]}
-    wins = sum(r["weighted_won"] for r in records)
-    low, high = wilson_interval(wins, len(records))
-    out["weighted_overall"] = {"games": len(records), "wins": wins,
-                               "win_rate": wins / len(records) if records else 0.0, "ci95": [low, high]}
-    out["black_win_rate"] = (sum(r["score"] > 0 for r in records) / len(records)) if records else 0.0
-    return out
+def report(summary: dict) -> str:
+    """The weighted player's win rates by colour and in all."""
+    weighted = summary["players"]["weighted"]
+    lines = []
+    for label, entry in (("as Black", weighted["by_seat"][0]), ("as White", weighted["by_seat"][1]),
+                         ("overall", weighted)):
+        lines.append(f"weighted {label:8s} {entry['wins']:4d}/{entry['games']:4d} = {entry['win_rate']:6.1%} "
+                     f"[{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -85,28 +50,14 @@ def main() -> None:
     parser.add_argument("--beta-unweighted", action="store_true", help="beta' from unweighted alpha_p")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resume", action="store_true", help="keep the games already stored in --out")
     parser.add_argument("--out", type=Path, default=Path("runs/go_rave_experiment"))
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "sgf").mkdir(exist_ok=True)
-    records: list[dict] = []
-    job = (args.seed, args.size, args.komi, args.playouts, args.k, args.l, args.beta_unweighted)
-    with ProcessPoolExecutor(max_workers=args.workers) as pool, open(args.out / "games.jsonl", "w") as log:
-        futures = [pool.submit(play_one, i, *job) for i in range(args.games)]
-        for future in as_completed(futures):
-            record = future.result()
-            (args.out / "sgf" / f"game_{record['index']:05d}.sgf").write_text(record.pop("sgf"))
-            records.append(record)
-            log.write(json.dumps(record) + "\n")
-            log.flush()
-            summary = summarise(records, args)
-            (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
-            b, w = summary["weighted_as_B"], summary["weighted_as_W"]
-            print(f"{len(records)}/{args.games} games: weighted as Black {b['win_rate']:.1%} "
-                  f"[{b['ci95'][0]:.1%}, {b['ci95'][1]:.1%}] ({b['games']}), as White "
-                  f"{w['win_rate']:.1%} [{w['ci95'][0]:.1%}, {w['ci95'][1]:.1%}] ({w['games']})",
-                  flush=True)
-    print(json.dumps(summarise(records, args), indent=2))
+    summary = run_match(experiment(args), args.games, args.seed, args.out, args.workers,
+                        resume=args.resume, label="pattern RAVE vs RAVE")
+    print(f"{summary['games']} games, {args.size}x{args.size}, komi {args.komi:g}, "
+          f"{args.playouts} playouts per move; summary in {args.out / 'summary.json'}")
+    print(report(summary))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from blokuszero.players.ladder import fit_elo, format_ladder, load_games
+from blokuszero.match.ladder import fit_elo, format_ladder, load_games
 
 
 def main() -> None:

@@ -65,7 +65,7 @@ def test_setup_properties():
     ("(;GM[Blokus];1[x5])", "not a square"),
     ("GM[Blokus]", "expected '\\('"),
     ("(;GM[Blokus]PL[7])", "not a colour"),
-    ("(;GM[Blokus]FF)", "has no value"),
+    ("(;GM[Blokus]FF)", "has no \\[value\\]"),
 ])
 def test_errors_name_the_problem(text, reason):
     with pytest.raises(ValueError, match=reason):

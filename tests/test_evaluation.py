@@ -15,10 +15,10 @@ import torch
 from blokuszero.games.blokus import BlokusState
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
-from blokuszero.players.arena import Match, load_records, play_game, run_match
-from blokuszero.players.evaluation import candidates, evaluation_match, find_checkpoints
+from blokuszero.match.arena import Match, load_records, play_game, run_match
+from blokuszero.match.evaluation import candidates, evaluation_match, find_checkpoints
 from blokuszero.players.factory import resolve_spec
-from blokuszero.players.ladder import describe, fit_elo, load_games
+from blokuszero.match.ladder import describe, fit_elo, load_games
 from blokuszero.protocols.gtp import GtpClient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +158,7 @@ def test_ladder_reads_every_stored_match(tmp_path):
 
 def test_gtp_engine_serves_a_checkpoint(run_dir):
     checkpoint = find_checkpoints(run_dir)[-1]
-    with GtpClient([sys.executable, "-m", "blokuszero.gtp", "--checkpoint", str(checkpoint),
+    with GtpClient([sys.executable, "-m", "blokuszero.engines.blokus", "--checkpoint", str(checkpoint),
                     "--simulations", "4"]) as client:
         state = BlokusState()
         for colour in range(4):
@@ -178,7 +178,7 @@ def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
 def test_workers_use_one_torch_thread_even_when_torch_came_first():
     # Spawned workers import the parent's main module (scripts/evaluate.py imports torch) before
     # the initializer runs; two spinning threads per worker cost 30x the CPU time on 2 busy cores.
-    code = ("import torch; torch.set_num_threads(2); from blokuszero.players.arena import "
+    code = ("import torch; torch.set_num_threads(2); from blokuszero.match.arena import "
             "set_math_threads; set_math_threads(); print(torch.get_num_threads())")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1"

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blokuszero.players.factory import make_player
-from blokuszero.players.go_gtp import Clock, GoGtpEngine
+from blokuszero.engines.go import Clock, GoGtpEngine
 
 REQUIRED = ("boardsize", "clear_board", "komi", "play", "genmove", "undo", "final_score", "showboard",
             "time_settings", "time_left", "list_commands", "known_command", "protocol_version",
@@ -109,7 +109,7 @@ def test_fuzzed_sessions_always_answer(lines):
 def test_command_line_engine_plays_over_pipes():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     script = "boardsize 7\nkomi 5.5\nplay b D4\ngenmove w\nfinal_score\nquit\n"
-    out = subprocess.run([sys.executable, "-m", "blokuszero.games.go.gtp", "--playouts", "50", "--seed", "1"],
+    out = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", "--playouts", "50", "--seed", "1"],
                          input=script, capture_output=True, text=True, timeout=120, env=env, check=True).stdout
     replies = out.split("\n\n")
     assert replies[:3] == ["=", "=", "="] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])

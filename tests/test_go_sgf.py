@@ -46,7 +46,7 @@ def test_setup_stones_variations_and_tt_pass():
     ("(;SZ[9]KM[x])", "komi"),
     ("(;SZ[9];B[zz])", "not a point"),
     ("(;SZ[9];B[aa]", "not closed"),
-    ("(;SZ[9];B[aa", "not closed by"),
+    ("(;SZ[9];B[aa", "not closed with"),
     ("(;SZ[9];B)", "has no \\[value\\]"),
     ("(;SZ[9];B[aa];B[bb])", "out of turn"),
     ("(;SZ[9];B[aa];W[aa])", "occupied"),

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from blokuszero.games.blokus import BlokusState
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.players import RandomPlayer
-from blokuszero.players.arena import Match, run_match
-from blokuszero.players.gtp import BlokusGtpEngine
+from blokuszero.match.arena import Match, run_match
+from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.protocols.gtp import GtpClient, GtpError, format_response, parse_command
 
-ENGINE = [sys.executable, "-m", "blokuszero.gtp"]
+ENGINE = [sys.executable, "-m", "blokuszero.engines.blokus"]
 
 
 def test_parse_command_ids_comments_and_control_characters():

@@ -9,9 +9,11 @@ import torch
 from torch import nn
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
-from blokuszero.nn import NetworkEvaluator, build_model, encode_batch
+from blokuszero.games.blokus.encoder import BlokusEncoder, encode_batch
+from blokuszero.nn import NetworkEvaluator, build_model
 
 BLUE, YELLOW, RED, GREEN = range(4)
+BLOKUS = BlokusEncoder()
 
 
 def replay(game: dict, placements: int) -> BlokusState:
@@ -46,7 +48,7 @@ class FixedNet(nn.Module):
 def test_priors_are_the_softmax_over_the_legal_moves_in_a_mixed_batch(net, positions):
     counts = [len(s.legal_actions()) for s in positions]
     assert len(set(counts)) == len(counts) and min(counts) < 5 < 50 < max(counts)
-    evaluator = NetworkEvaluator(net)
+    evaluator = NetworkEvaluator(net, BLOKUS)
     evaluations = evaluator.evaluate(positions)
     with torch.no_grad():
         logits, _ = net.eval()(torch.from_numpy(encode_batch(positions)))
@@ -73,7 +75,7 @@ def test_values_come_back_in_absolute_colour_order():
     red_to_move = BlokusState.from_moves([(BLUE, game.new_initial_state().string_to_action("a20"))],
                                          to_move=RED)
     assert (yellow_to_move.current_player(), red_to_move.current_player()) == (YELLOW, RED)
-    evaluations = NetworkEvaluator(FixedNet()).evaluate([game.new_initial_state(), yellow_to_move,
+    evaluations = NetworkEvaluator(FixedNet(), BLOKUS).evaluate([game.new_initial_state(), yellow_to_move,
                                                          red_to_move])
     # The mover gets 0.1, the colour after it 0.2, and so on around the table.
     np.testing.assert_allclose(evaluations[0].value, [0.1, 0.2, 0.3, 0.4], rtol=1e-6)
@@ -104,7 +106,7 @@ def test_cache_answers_a_transposition(net):
     assert first.key() == second.key() and first.history() != second.history()
     assert first.current_player() == BLUE and np.array_equal(first.board(), second.board())
     assert not np.array_equal(*encode_batch([first, second]))  # the history planes differ
-    evaluator = NetworkEvaluator(net, cache_size=10)
+    evaluator = NetworkEvaluator(net, BLOKUS, cache_size=10)
     a = evaluator.evaluate([first])[0]
     b = evaluator.evaluate([second])[0]
     assert b is a
@@ -112,7 +114,7 @@ def test_cache_answers_a_transposition(net):
     with pytest.raises(ValueError, match="read-only"):
         a.prior[0] = 0.5  # shared with every later hit
     # Within one batch the transposition goes to the network once.
-    fresh = NetworkEvaluator(net, cache_size=10)
+    fresh = NetworkEvaluator(net, BLOKUS, cache_size=10)
     c, d = fresh.evaluate([first, second])
     assert c is d and (fresh.cache_hits, fresh.cache_misses, fresh.evaluations) == (1, 1, 1)
     np.testing.assert_allclose(c.prior, a.prior)
@@ -120,7 +122,7 @@ def test_cache_answers_a_transposition(net):
 
 def test_cache_drops_the_least_recently_used(net, positions):
     s1, s2, s3 = positions[1:4]
-    evaluator = NetworkEvaluator(net, cache_size=2)
+    evaluator = NetworkEvaluator(net, BLOKUS, cache_size=2)
     evaluator.evaluate([s1, s2])
     evaluator.evaluate([s1])  # s1 is now the most recent
     evaluator.evaluate([s3])  # evicts s2
@@ -131,30 +133,30 @@ def test_cache_drops_the_least_recently_used(net, positions):
 
 def test_set_weights_clears_the_cache(net, positions):
     state = positions[2]
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), cache_size=10)
+    evaluator = NetworkEvaluator(build_model("b2c32conv"), BLOKUS, cache_size=10)
     before = evaluator.evaluate([state])[0]
     evaluator.set_weights(net.state_dict(), version=3)
     assert evaluator.version == 3 and not evaluator.cache
     after = evaluator.evaluate([state])[0]
     assert evaluator.cache_misses == 2 and evaluator.evaluations == 2
     assert not np.allclose(after.prior, before.prior)
-    np.testing.assert_allclose(after.prior, NetworkEvaluator(net).evaluate([state])[0].prior)
+    np.testing.assert_allclose(after.prior, NetworkEvaluator(net, BLOKUS).evaluate([state])[0].prior)
 
 
 def test_half_is_ignored_on_cpu(net, positions):
-    evaluator = NetworkEvaluator(net, half=True)
+    evaluator = NetworkEvaluator(net, BLOKUS, half=True)
     assert not evaluator.half
     np.testing.assert_allclose(evaluator.evaluate(positions[:2])[1].prior,
-                               NetworkEvaluator(net).evaluate(positions[:2])[1].prior)
+                               NetworkEvaluator(net, BLOKUS).evaluate(positions[:2])[1].prior)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("half", [False, True])
 def test_cuda_matches_cpu(positions, half):
     torch.manual_seed(0)
-    cpu = NetworkEvaluator(build_model("b2c32conv")).evaluate(positions)
+    cpu = NetworkEvaluator(build_model("b2c32conv"), BLOKUS).evaluate(positions)
     torch.manual_seed(0)
-    cuda = NetworkEvaluator(build_model("b2c32conv"), device="cuda", half=half).evaluate(positions)
+    cuda = NetworkEvaluator(build_model("b2c32conv"), BLOKUS, device="cuda", half=half).evaluate(positions)
     for a, b in zip(cpu, cuda):
         np.testing.assert_allclose(b.prior, a.prior, atol=1e-2 if half else 1e-4)
         np.testing.assert_allclose(b.value, a.value, atol=1e-2 if half else 1e-4)

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from blokuszero.games.blokus import tables as T
+from blokuszero.games.blokus.encoder import BlokusEncoder
 from blokuszero.nn import MODEL_SIZES, ConvPolicyHead, ModelConfig, PolicyValueNet, build_model, policy_value_loss
 
 
@@ -66,7 +67,7 @@ def test_build_model():
         build_model("b2c32", policy_head="attention")
     with pytest.raises(ValueError, match="value_head 'mlp'"):
         build_model("b2c32", value_head="mlp")
-    with pytest.raises(ValueError, match="Blokus placement table"):
+    with pytest.raises(ValueError, match="policy map reads cells up to 36378, but 91 planes of 14x14"):
         PolicyValueNet(ModelConfig(blocks=1, filters=8, board_size=14, policy_head="conv"))
 
 
@@ -122,7 +123,7 @@ def bounding_box_centre(m: int) -> tuple[int, int]:
 
 
 def test_conv_head_reads_each_placement_from_its_orientation_plane_at_its_anchor():
-    head = ConvPolicyHead(filters=2, board_size=20, num_actions=T.NUM_PLACEMENTS)
+    head = ConvPolicyHead(filters=2, policy_map=BlokusEncoder().policy_map(), board_size=20)
     with torch.no_grad():
         # Plane k = 1000 k + (the square's index) + 0.5 (the bias): a logit names its plane and square.
         head.planes.weight.zero_()

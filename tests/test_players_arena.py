@@ -9,8 +9,8 @@ import pytest
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.games.registry import make_game
 from blokuszero.players import make_player, resolve_spec
-from blokuszero.players.arena import Match, format_summary, run_match
-from blokuszero.players.stats import wilson_interval
+from blokuszero.match.arena import Match, format_summary, run_match
+from blokuszero.match.stats import wilson_interval
 
 
 def test_wilson_interval_known_values():

@@ -20,6 +20,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from blokuszero.games.blokus import BlokusGame
+from blokuszero.games.blokus.encoder import BlokusEncoder
 from blokuszero.nn.checkpoint import (checkpoint_paths, latest_checkpoint, load_checkpoint, load_network,
                                       save_checkpoint)
 from blokuszero.nn.evaluator import NetworkEvaluator
@@ -34,6 +35,7 @@ TINY = ["train.schedule=paper", "train.total_steps=40", "train.initial_games=6",
         "train.steps_per_iteration=10", "train.games_per_iteration=3", "train.checkpoint_every=10",
         "train.log_every=5", "train.games_per_task=3", "search.simulations=4",
         "selfplay.games_in_parallel=3", "optimizer.batch_size=8", "progress=false"]
+BLOKUS = BlokusEncoder()
 
 
 def tiny_config(run_dir: Path, *overrides: str) -> dict:
@@ -50,7 +52,7 @@ def ray_session():
 
 
 def self_play_games(n: int, seed: int = 0):
-    evaluator = NetworkEvaluator(build_model("b2c32conv"))
+    evaluator = NetworkEvaluator(build_model("b2c32conv"), BLOKUS)
     games = []
     LockstepSelfPlay(BlokusGame(), evaluator, SelfPlaySettings(simulations=4, games_in_parallel=n),
                      seed).play(n, games.append)
@@ -86,7 +88,7 @@ def test_value_targets():
 
 def test_buffer_persists_samples_and_drops(tmp_path):
     games = self_play_games(4)
-    buffer = ReplayBuffer(capacity=3, directory=tmp_path, shard_games=2)
+    buffer = ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path, shard_games=2)
     for g in games:
         buffer.add(g)
     assert buffer.num_games == 3  # capacity
@@ -96,17 +98,17 @@ def test_buffer_persists_samples_and_drops(tmp_path):
     for i in range(5):  # targets lie on legal moves (after the same rotation)
         assert set(batch.policy_index[i][batch.policy_index[i] >= 0]) <= set(batch.legal_index[i])
     buffer.flush()
-    again = ReplayBuffer(capacity=3, directory=tmp_path)  # what a restarted run sees
+    again = ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path)  # what a restarted run sees
     assert again.num_games == 3
     assert [g.seed for _, g in again.games] == [g.seed for _, g in buffer.games]
     again.drop_oldest(2)
     assert again.num_games == 1
-    assert ReplayBuffer(capacity=3, directory=tmp_path).num_games == 1  # shards of dropped games gone
+    assert ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path).num_games == 1  # shards of dropped games gone
 
 
 def test_network_overfits_a_fixed_batch():
     torch.manual_seed(0)
-    buffer = ReplayBuffer(capacity=10)
+    buffer = ReplayBuffer(capacity=10, encoder=BLOKUS)
     for g in self_play_games(2):
         buffer.add(g)
     batch = buffer.sample(16, np.random.default_rng(1))
@@ -190,7 +192,7 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
     step = saved["learner"]["step"]
     assert 20 <= step < 40
     assert (run_dir / "tensorboard").is_dir() and any((run_dir / "tensorboard").iterdir())
-    games_on_disk = ReplayBuffer(capacity=40, directory=run_dir / "buffer").num_games
+    games_on_disk = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer").num_games
 
     request.getfixturevalue("ray_session")  # Ray for the resumed run, in this process
     trainer = Trainer(tiny_config(run_dir), run_dir)

@@ -1,1 +1,5 @@
-"""Programs that play over the wire: protocol clients around our players."""
+"""Programs others talk to: a player wired to a protocol, each with its command line.
+
+``blokus`` (Pentobi's GTP dialect, ``python -m blokuszero.engines.blokus``), ``go`` (GTP v2,
+``python -m blokuszero.engines.go``) and ``uecda`` (the UECda Daihinmin client, ``blokuszero-uecda``).
+"""

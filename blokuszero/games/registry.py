@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from .base import Game
+from .encoding import Encoder
 
 
 def make_game(name: str, **options) -> Game:
     """A game by its name: ``blokus``, ``tictactoe``, ``go`` (options ``size``, ``komi``,
-    ``ko_rule``; ``go9``, ``go13``, ``go19`` name the usual sizes), ``daihinmin`` (options
+    ``ko_rule``; ``goN`` names size N: ``go9``, ``go13``, ``go19``), ``daihinmin`` (options
     ``rules``, ``first_game``), ``kuhn_poker`` (option ``num_players``, 3 by default) or
     ``prisoners_dilemma`` (option ``rounds``)."""
     if name == "blokus":
@@ -18,7 +19,7 @@ def make_game(name: str, **options) -> Game:
         from .tictactoe import TicTacToeGame
 
         return TicTacToeGame()
-    if name in ("go", "go9", "go13", "go19"):
+    if name == "go" or (name.startswith("go") and name[2:].isdigit()):
         from .go import GoGame
 
         return GoGame(**{"size": int(name[2:] or 9), **options})
@@ -34,5 +35,27 @@ def make_game(name: str, **options) -> Game:
         from .matrix import MatrixGame
 
         return MatrixGame(**options)
-    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, go9, go13, go19, "
-                     f"daihinmin, kuhn_poker, prisoners_dilemma")
+    raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, goN (N x N: go9, go13, "
+                     f"go19, ...), daihinmin, kuhn_poker, prisoners_dilemma")
+
+
+def encoder_name(game: Game) -> str:
+    """The name :func:`make_encoder` rebuilds ``game``'s encoder from (what a network stores):
+    the game and its board size; options that leave the encoding alone (komi) are not in it."""
+    return f"go{game.size}" if game.name == "go" else game.name
+
+
+def make_encoder(game: Game | str) -> Encoder:
+    """The network encoder of ``game`` (a Game, or a name as for :func:`make_game`): ``blokus``
+    and ``go`` (any size) have one; ValueError for a game without."""
+    if isinstance(game, str):
+        game = make_game(game)
+    if game.name == "blokus":
+        from .blokus.encoder import BlokusEncoder
+
+        return BlokusEncoder(game)
+    if game.name == "go":
+        from .go.encoder import GoEncoder
+
+        return GoEncoder(game)
+    raise ValueError(f"game {game.name!r} has no network encoder; games with one: blokus, go")

@@ -1,9 +1,9 @@
 """The network as the search core's evaluator: values and priors at a leaf (SPEC §3).
 
-The search wants per-player values in absolute colour order and priors over the legal moves
+The search wants per-player values in absolute player order and priors over the legal moves
 only, renormalised (SPEC §3: "Priors renormalised over legal moves"). The network gives
-values in the mover's frame and 30,433 logits; the conversion happens here, and only the
-legal moves' logits leave the device.
+values in the mover's frame and one logit per action of the game; the conversion happens
+here, through the game's encoder, and only the legal moves' logits leave the device.
 """
 
 from __future__ import annotations
@@ -16,20 +16,21 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..games.blokus.game import BlokusState
+from ..games.base import State
+from ..games.encoding import Encoder
 from ..search.evaluators import Evaluation, Evaluator
-from .encoder import encode_batch, from_mover_frame
 
 
 class NetworkEvaluator(Evaluator):
-    """Batched network evaluation of Blokus leaves, with an optional transposition cache.
+    """Batched network evaluation of leaves, with an optional transposition cache.
 
-    ``model`` maps planes [B, 33, 20, 20] to (logits [B, 30433], mover's-frame values [B, 4]),
-    as :class:`.model.PolicyValueNet` does. The evaluator owns it: it moves it to ``device`` and keeps
-    it in eval mode, so train a separate copy and hand its weights over with :meth:`set_weights`.
+    ``encoder`` turns states into planes [B, C, H, W]; ``model`` maps those to (logits [B, A],
+    mover's-frame values [B, P]), as :class:`.model.PolicyValueNet` does. The evaluator owns
+    the model: it moves it to ``device`` and keeps it in eval mode, so train a separate copy and
+    hand its weights over with :meth:`set_weights`.
 
     ``cache_size > 0`` keeps the evaluations of the last ``cache_size`` distinct positions,
-    keyed by :meth:`BlokusState.key` (squares and colour to move). Blokus reaches one position
+    keyed by ``state.key()`` (Blokus: squares and colour to move). Blokus reaches one position
     by several move orders; their inputs differ only in the history planes, and a cache hit
     returns the evaluation of the move order seen first. Cached arrays are read-only because
     they are shared between callers.
@@ -42,8 +43,16 @@ class NetworkEvaluator(Evaluator):
     provides_priors = True
     value_bounds = (-1.0, 1.0)
 
-    def __init__(self, model: nn.Module, device: str | torch.device = "cpu", half: bool = False,
-                 cache_size: int = 0) -> None:
+    def __init__(self, model: nn.Module, encoder: Encoder, device: str | torch.device = "cpu",
+                 half: bool = False, cache_size: int = 0) -> None:
+        config = getattr(model, "config", None)
+        if config is not None:
+            built = (config.input_planes, config.board_size, config.num_actions, config.num_players)
+            wanted = (*encoder.shape[:2], encoder.num_actions, encoder.num_players)
+            if built != wanted:
+                raise ValueError(f"the network was built for {config.game} (planes, board, actions, "
+                                 f"players = {built}), the encoder of {encoder.game.name} gives {wanted}")
+        self.encoder = encoder
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         # float16 autocast only on CUDA: CPU autocast runs bfloat16 only, and is no faster
@@ -61,7 +70,7 @@ class NetworkEvaluator(Evaluator):
         self.cache.clear()
         self.version = version
 
-    def evaluate(self, states: Sequence[BlokusState]) -> list[Evaluation]:
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         if self.cache_size <= 0:
             return self._run(states)
         out: list[Evaluation | None] = [None] * len(states)
@@ -89,7 +98,7 @@ class NetworkEvaluator(Evaluator):
             self.cache.popitem(last=False)
         return out  # type: ignore[return-value]
 
-    def _run(self, states: Sequence[BlokusState]) -> list[Evaluation]:
+    def _run(self, states: Sequence[State]) -> list[Evaluation]:
         """One forward pass over ``states``, none of them terminal."""
         if not states:
             return []
@@ -98,7 +107,7 @@ class NetworkEvaluator(Evaluator):
         index = np.zeros((len(states), counts.max()), np.int64)  # padding gathers logit 0, masked
         for row, actions in zip(index, legal):
             row[:len(actions)] = actions
-        planes = torch.from_numpy(encode_batch(states)).to(self.device)
+        planes = torch.from_numpy(self.encoder.encode_batch(states)).to(self.device)
         index_t = torch.from_numpy(index).to(self.device)
         pad = torch.from_numpy(np.arange(index.shape[1]) >= counts[:, None]).to(self.device)
         autocast = torch.autocast("cuda", dtype=torch.float16) if self.half else nullcontext()
@@ -112,6 +121,6 @@ class NetworkEvaluator(Evaluator):
         self.evaluations += len(states)
         self.batches += 1
         movers = np.array([s.current_player() for s in states])
-        values = from_mover_frame(values, movers)
+        values = self.encoder.from_mover_frame(values, movers)
         return [Evaluation(value=values[i].copy(), prior=priors[i, :n].copy())
                 for i, n in enumerate(counts)]

@@ -28,9 +28,9 @@ def policy_value_loss(logits: torch.Tensor, values: torch.Tensor, target_policy:
 
     Args:
       logits: [B, A] policy logits.
-      values: [B, 4] predicted values, mover's frame.
+      values: [B, P] predicted values, mover's frame.
       target_policy: [B, A] pi, normalised root visit counts (zero off the legal moves).
-      target_values: [B, 4] z, game outcomes (+1 win, -1 loss), mover's frame.
+      target_values: [B, P] z, game outcomes (+1 win, -1 loss), mover's frame.
       legal: optional [B, A] bool; when given, the softmax P runs over legal moves only
         (illegal logits count as -inf), otherwise over all A outputs as in the paper.
     Returns:

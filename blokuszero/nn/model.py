@@ -1,12 +1,16 @@
-"""BlokusZero's residual policy-value network (SPEC §3, seed 004 §4.1).
+"""BlokusZero's residual policy-value network (SPEC §3, seed 004 §4.1), for any game with an encoder.
 
 Trunk: conv 3x3 + BN + ReLU, then residual blocks of two 3x3 convolutions (BN, ReLU, skip).
 Policy head, ``policy_head="fc"`` (the paper's): conv 1x1 (2 filters) + BN + ReLU, fully
-connected to 30,433 logits. ``policy_head="conv"`` (not in the paper; for fast CPU runs, where
-the 24M-weight FC dominates the cost of a small net): see :class:`ConvPolicyHead`.
-Value head, ``value_head="fc"`` (the paper's): conv 1x1 (4 filters) + BN + ReLU, FC 256 + ReLU,
-FC 4 + tanh, one value per player in the mover's frame (see :mod:`.encoder`).
-``value_head="pool"`` (not in the paper; for short runs): see :class:`PooledValueHead`.
+connected to one logit per action (30,433 for Blokus). ``policy_head="conv"`` (not in the
+paper; for fast CPU runs, where the 24M-weight FC dominates the cost of a small net): see
+:class:`ConvPolicyHead`. Value head, ``value_head="fc"`` (the paper's): conv 1x1 (4 filters) +
+BN + ReLU, FC 256 + ReLU, FC P + tanh, one value per player in the mover's frame (see
+:mod:`blokuszero.games.encoding`). ``value_head="pool"`` (not in the paper; for short runs): the
+mean of each value filter over the board instead of every square (see :class:`PolicyValueNet`).
+
+The game enters only through its encoder (:func:`blokuszero.games.registry.make_encoder` of
+``ModelConfig.game``): the input planes, board size, actions, players and the policy map.
 """
 
 from __future__ import annotations
@@ -14,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 from torch import nn
 
-from ..games.blokus import tables as T
-from .encoder import BOARD_SIZE, NUM_ACTIONS, NUM_PLANES, NUM_PLAYERS
+from ..games.encoding import PolicyMap
+from ..games.registry import make_encoder
 
 POLICY_HEADS = ("fc", "conv")
 VALUE_HEADS = ("fc", "pool")
@@ -27,29 +30,42 @@ VALUE_HEADS = ("fc", "pool")
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of the network; the defaults other than ``blocks``/``filters`` are the paper's."""
+    """Sizes of the network; the defaults other than ``blocks``/``filters`` are the paper's.
+
+    The game's sizes (``input_planes`` ... ``num_players``) left at None are the encoder's of
+    ``game``; checkpoints store them all, so that a stored network is rebuilt as it was.
+    """
 
     blocks: int  # residual blocks, two 3x3 convolutions each
     filters: int  # channels of every trunk convolution
     policy_filters: int = 2  # 1x1 convolution of the policy head
     value_filters: int = 4  # 1x1 convolution of the value head
     value_hidden: int = 256  # units of the value head's hidden FC layer
-    input_planes: int = NUM_PLANES
-    board_size: int = BOARD_SIZE
-    num_actions: int = NUM_ACTIONS
-    num_players: int = NUM_PLAYERS
+    input_planes: int | None = None  # C of the encoder's planes
+    board_size: int | None = None  # H = W
+    num_actions: int | None = None  # policy outputs, one per action of the game
+    num_players: int | None = None  # value outputs
     policy_head: str = "fc"  # one of POLICY_HEADS: "fc" (the paper's) or "conv"
     value_head: str = "fc"  # one of VALUE_HEADS: "fc" (the paper's) or "pool"
+    game: str = "blokus"  # the game (a registry name: blokus, go9, ...) whose encoder feeds the network
 
     def __post_init__(self) -> None:
         if self.policy_head not in POLICY_HEADS:
             raise ValueError(f"policy_head {self.policy_head!r} is not one of {POLICY_HEADS}")
         if self.value_head not in VALUE_HEADS:
             raise ValueError(f"value_head {self.value_head!r} is not one of {VALUE_HEADS}")
+        sizes = {"input_planes": "num_planes", "board_size": "board_size",
+                 "num_actions": "num_actions", "num_players": "num_players"}
+        if any(getattr(self, field) is None for field in sizes):
+            encoder = make_encoder(self.game)
+            for field, attribute in sizes.items():
+                if getattr(self, field) is None:
+                    object.__setattr__(self, field, int(getattr(encoder, attribute)))
 
 
 #: Named sizes, KataGo style: b<blocks>c<filters>; suffix "conv": no board-sized FC layer in
-#: either head (the convolutional policy head and the pooled value head).
+#: either head (the convolutional policy head and the pooled value head). The game is chosen
+#: apart (``build_model(name, game=...)``); the comments give Blokus' costs.
 MODEL_SIZES: dict[str, ModelConfig] = {
     # Tests and smoke runs on a laptop CPU: the trunk is tiny; the policy FC (24M) stays.
     "b2c32": ModelConfig(blocks=2, filters=32),
@@ -86,49 +102,43 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.bn2(self.conv2(y)))
 
 
-def _placement_anchors() -> np.ndarray:
-    """[30433] square of each placement's anchor: the centre of its bounding box (rounded
-    down and to the left), i.e. the translation offset plus a constant per orientation."""
-    cells = T.PLACEMENTS.astype(np.int64)
-    real = cells >= 0
-    x, y = cells % T.BOARD_SIZE, cells // T.BOARD_SIZE
-    big = T.BOARD_SIZE  # ignored by min (padding)
-    x_lo, x_hi = np.where(real, x, big).min(1), np.where(real, x, -1).max(1)
-    y_lo, y_hi = np.where(real, y, big).min(1), np.where(real, y, -1).max(1)
-    return (y_lo + (y_hi - y_lo) // 2) * T.BOARD_SIZE + x_lo + (x_hi - x_lo) // 2
-
-
 class ConvPolicyHead(nn.Module):
-    """Policy logits from a 1x1 convolution to one plane per piece orientation (91).
+    """Policy logits gathered from a 1x1 convolution's planes, as the encoder's policy map says.
 
-    The logit of placement m is plane ``PLACEMENT_ORIENTATION[m]`` at the placement's anchor
-    square. Within one orientation the placements are the translations of one shape, so
-    anchor = translation offset + a constant and every placement owns one (plane, square)
-    cell. The constant puts the anchor at the centre of the bounding box rather than its
-    corner: a 1x1 convolution sees only the trunk's receptive field around the anchor
-    (radius 5 squares for 2 blocks), and from the centre the piece's cells and the edge and
-    corner neighbours that decide its legality lie within 3 squares, against 5 from the corner.
+    The convolution gives ``policy_map.planes`` maps over the board; ``policy_map.globals``
+    more logits (actions tied to no square, Go's pass) come from a linear layer on the
+    board-averaged features. Action a's logit is cell ``policy_map.index[a]`` of the flattened
+    [planes * H * W + globals] result. Blokus: one plane per piece orientation, each placement
+    at its anchor square (:class:`blokuszero.games.blokus.encoder.BlokusEncoder`); Go: one
+    plane of points and the pass.
     """
 
-    def __init__(self, filters: int, board_size: int, num_actions: int) -> None:
+    def __init__(self, filters: int, policy_map: PolicyMap, board_size: int) -> None:
         super().__init__()
-        if (board_size, num_actions) != (T.BOARD_SIZE, T.NUM_PLACEMENTS):
-            raise ValueError(f"the conv policy head is built on the Blokus placement table "
-                             f"({T.BOARD_SIZE}x{T.BOARD_SIZE}, {T.NUM_PLACEMENTS} actions), "
-                             f"not {board_size}x{board_size}, {num_actions}")
-        self.planes = nn.Conv2d(filters, T.NUM_ORIENTATIONS, 1, bias=True)
-        index = T.PLACEMENT_ORIENTATION.astype(np.int64) * T.NUM_SQUARES + _placement_anchors()
-        # A buffer so that .to(device) moves it; not persistent: it derives from the tables,
+        cells = policy_map.planes * board_size * board_size + policy_map.globals
+        if len(policy_map.index) and not 0 <= policy_map.index.min() <= policy_map.index.max() < cells:
+            raise ValueError(f"the policy map reads cells up to {policy_map.index.max()}, but "
+                             f"{policy_map.planes} planes of {board_size}x{board_size} and "
+                             f"{policy_map.globals} globals have {cells}")
+        self.planes = nn.Conv2d(filters, policy_map.planes, 1, bias=True)
+        # No module (and so no weights) without globals: Blokus checkpoints stay as they were.
+        self.globals = nn.Linear(filters, policy_map.globals) if policy_map.globals else None
+        # A buffer so that .to(device) moves it; not persistent: it derives from the encoder,
         # and checkpoints should hold only weights.
-        self.register_buffer("index", torch.from_numpy(index), persistent=False)
+        self.register_buffer("index", torch.from_numpy(policy_map.index), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Trunk features [B, C, 20, 20] -> logits [B, 30433] (via the [B, 91, 400] map)."""
-        return self.planes(x).flatten(1).index_select(1, self.index)
+        """Trunk features [B, C, H, W] -> logits [B, A] (via the [B, planes * H * W + globals] map)."""
+        cells = self.planes(x).flatten(1)
+        if self.globals is not None:
+            cells = torch.cat([cells, self.globals(x.mean(dim=(2, 3)))], dim=1)
+        return cells.index_select(1, self.index)
 
 
 class PolicyValueNet(nn.Module):
     """The BlokusZero ResNet; ``forward(planes)`` gives (policy logits, values).
+
+    ``config.game``'s encoder gives the conv policy head its map (see :class:`ConvPolicyHead`).
 
     Initialisation as in the paper: xavier for the last layer of each head (policy FC, value
     FC 4: the paper's layers 23 and 24; the conv head's 1x1 convolution in place of the policy
@@ -147,7 +157,11 @@ class PolicyValueNet(nn.Module):
                                              nn.BatchNorm2d(c.policy_filters), nn.ReLU())
             self.policy_fc = nn.Linear(c.policy_filters * squares, c.num_actions)
         else:
-            self.policy_map = ConvPolicyHead(c.filters, c.board_size, c.num_actions)
+            policy_map = make_encoder(c.game).policy_map()
+            if len(policy_map.index) != c.num_actions:
+                raise ValueError(f"{c.game}'s policy map has {len(policy_map.index)} actions, "
+                                 f"the network {c.num_actions}")
+            self.policy_map = ConvPolicyHead(c.filters, policy_map, c.board_size)
         self.value_conv = nn.Sequential(_conv(c.filters, c.value_filters, 1),
                                         nn.BatchNorm2d(c.value_filters), nn.ReLU())
         # "pool" reads the value from the mean of each filter over the board instead of from
@@ -162,7 +176,7 @@ class PolicyValueNet(nn.Module):
 
     @property
     def policy_out(self) -> nn.Module:
-        """The policy head's last layer: the FC to 30,433, or the 1x1 conv to 91 planes."""
+        """The policy head's last layer: the FC to the actions, or the 1x1 conv to the policy planes."""
         return self.policy_fc if self.config.policy_head == "fc" else self.policy_map.planes
 
     def _initialise(self) -> None:
@@ -176,7 +190,7 @@ class PolicyValueNet(nn.Module):
                 nn.init.zeros_(module.bias)
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """planes [B, 33, 20, 20] -> (policy logits [B, 30433], values in [-1, 1] [B, 4])."""
+        """planes [B, C, H, W] -> (policy logits [B, A], values in [-1, 1] [B, P])."""
         x = self.blocks(self.stem(planes))
         if self.config.policy_head == "fc":
             logits = self.policy_fc(self.policy_conv(x).flatten(1))
@@ -189,9 +203,10 @@ class PolicyValueNet(nn.Module):
         return logits, torch.tanh(self.value_fc2(hidden))
 
 
-def build_model(name: str, **overrides) -> PolicyValueNet:
-    """A freshly initialised network of the named size, with ``ModelConfig`` fields overridden
-    (e.g. ``build_model("b2c32", policy_head="conv")``)."""
+def build_model(name: str, game: str = "blokus", **overrides) -> PolicyValueNet:
+    """A freshly initialised network of the named size for ``game`` (a registry name), with
+    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", policy_head="conv")``)."""
     if name not in MODEL_SIZES:
         raise ValueError(f"unknown model size {name!r}; known sizes: {', '.join(MODEL_SIZES)}")
-    return PolicyValueNet(dataclasses.replace(MODEL_SIZES[name], **overrides))
+    sizes = {"input_planes": None, "board_size": None, "num_actions": None, "num_players": None}
+    return PolicyValueNet(dataclasses.replace(MODEL_SIZES[name], game=game, **{**sizes, **overrides}))

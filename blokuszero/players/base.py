@@ -9,6 +9,11 @@ import numpy as np
 from ..games.base import State
 
 
+class Resign(Exception):
+    """Raised by ``choose_action`` when the player gives the game up (an engine answered
+    ``resign``); the arena scores it as a loss for that player."""
+
+
 class Player(abc.ABC):
     """Something that picks a move: a search, a network, a random mover, an external engine."""
 

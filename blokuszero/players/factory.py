@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 
 from ..games.base import Game, State
+from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory
 from .base import Player, RandomPlayer
-from .gtp import GtpPlayer
+from .gtp_player import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
 
 #: MCTS-MaxN as SPEC §2 describes the paper's baseline.
@@ -63,7 +64,8 @@ _OPTIONS = {
     # from torch seed `init_seed`, as a run with that seed starts).
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "q_init", "device",
                                  "temperature_moves", "cache_size"},
-    # command: the command line of an external Blokus GTP engine (e.g. "pentobi-gtp --quiet").
+    # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
+    # "gnugo --mode gtp").
     "gtp": {"command"},
 }
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
@@ -137,14 +139,15 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     from ..nn.evaluator import NetworkEvaluator
     from ..nn.model import build_model
 
-    if game.name != "blokus":
-        raise ValueError(f"the alphazero player plays blokus, not {game.name}")
+    encoder = make_encoder(game)  # ValueError for a game without one
     if s.get("checkpoint"):
         model, _ = load_network(s["checkpoint"])
     else:
         torch.manual_seed(s.get("init_seed", 0))
-        model = build_model(s.get("model", "b2c32conv"))
-    evaluator = NetworkEvaluator(model, device=s.get("device", "cpu"), cache_size=s.get("cache_size", 0))
+        model = build_model(s.get("model", "b2c32conv"), encoder_name(game))
+    # The evaluator checks that the network was built for this game's encoding.
+    evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
+                                 cache_size=s.get("cache_size", 0))
     config = MCTSConfig(**{"expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
     rule = make_rule("puct", s)
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
@@ -164,10 +167,10 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     if s["kind"] == "alphazero":
         return _alphazero_player(game, s, rng)
     if s["kind"] == "gtp":
-        if game.name != "blokus" or not s.get("command"):
-            raise ValueError(f"a gtp player plays blokus (not {game.name}) through the engine "
-                             f"command line given as 'command' (got {s.get('command')!r})")
-        return GtpPlayer(s["command"], int(rng.integers(2**31)))
+        if not s.get("command"):
+            raise ValueError(f"a gtp player needs the engine's command line as 'command' "
+                             f"(got {s.get('command')!r})")
+        return GtpPlayer(s["command"], game, int(rng.integers(2**31)))
     rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])

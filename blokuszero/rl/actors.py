@@ -14,7 +14,7 @@ import numpy as np
 import ray
 import torch
 
-from ..games.blokus import BlokusGame
+from ..games.registry import make_encoder, make_game
 from ..nn.evaluator import NetworkEvaluator
 from ..nn.model import build_model
 from .replay import ReplayBuffer, TrainingBatch
@@ -22,17 +22,19 @@ from .selfplay import LockstepSelfPlay, SelfPlaySettings
 
 
 class SelfPlayWorker:
-    """Plays games with the newest weights it was given and sends them to the buffer."""
+    """Plays games of ``game`` (a registry name) with the newest weights it was given and sends
+    them to the buffer."""
 
-    def __init__(self, model_name: str, settings: SelfPlaySettings, buffer, seed: int,
+    def __init__(self, game: str, model_name: str, settings: SelfPlaySettings, buffer, seed: int,
                  device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1) -> None:
         torch.set_num_threads(threads)
         context = ray.get_runtime_context()
         if context.was_current_actor_reconstructed:
             seed = int(np.random.SeedSequence([seed, time.time_ns()]).generate_state(1)[0])
-        self.evaluator = NetworkEvaluator(build_model(model_name), device=device, half=half,
-                                          cache_size=cache_size)
-        self.selfplay = LockstepSelfPlay(BlokusGame(), self.evaluator, settings, seed)
+        rules = make_game(game)
+        self.evaluator = NetworkEvaluator(build_model(model_name, game), make_encoder(rules),
+                                          device=device, half=half, cache_size=cache_size)
+        self.selfplay = LockstepSelfPlay(rules, self.evaluator, settings, seed)
         self.buffer = buffer
         self.version = -1
 
@@ -52,11 +54,12 @@ class SelfPlayWorker:
 
 
 class BufferActor(ReplayBuffer):
-    """The replay buffer as a Ray actor, with its own sampling generator."""
+    """The replay buffer of ``game`` (a registry name) as a Ray actor, with its own sampling
+    generator."""
 
-    def __init__(self, capacity: int, directory: str, seed: int, augment: bool,
+    def __init__(self, game: str, capacity: int, directory: str, seed: int, augment: bool,
                  value_target: str) -> None:
-        super().__init__(capacity, directory, value_target=value_target)
+        super().__init__(capacity, make_encoder(game), directory, value_target=value_target)
         self.rng = np.random.default_rng(seed)
         self.augment = augment
 

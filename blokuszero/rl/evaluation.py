@@ -3,7 +3,8 @@
 The trainer hands the evaluator the network of a new checkpoint (saved to ``run_dir/eval/
 checkpoints``, since the training checkpoints rotate) whenever the evaluator is idle and at
 least ``every_steps`` steps have passed since the last one; the evaluator plays the match of
-:mod:`blokuszero.players.evaluation` (1 BlokusZero seat vs 3 opponents, stored and resumable
+:mod:`blokuszero.match.evaluation` (1 BlokusZero seat vs the opponent in every other seat: 3 in
+Blokus; stored and resumable
 in ``run_dir/eval/<run>@<step>/``) and the trainer logs ``eval/win_rate`` and its interval.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import ray
 
-from ..players.evaluation import Candidate, evaluate
+from ..match.evaluation import Candidate, evaluate
 
 
 def _default_opponent() -> dict[str, Any]:
@@ -41,8 +42,9 @@ class Evaluator:
     """Plays evaluation matches for one run; results stay in ``run_dir/eval``."""
 
     def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int,
-                 puct: dict[str, Any]) -> None:
+                 puct: dict[str, Any], game: str) -> None:
         self.settings = settings
+        self.game = game  # a registry name: the network's seat against opponents in all the others
         self.puct = dict(puct)  # the run's c_base, c_init, q_init: the network searches as in self-play
         self.out_dir = Path(run_dir) / "eval"
         self.run_name = run_name
@@ -55,7 +57,7 @@ class Evaluator:
         network = {"preset": "alphazero", "simulations": s.simulations, "device": s.device, **self.puct}
         # Every evaluation plays the same seeds: differences between steps are not the openings'.
         return evaluate([candidate], network, s.opponent, s.games, self.seed, self.out_dir,
-                        s.random_opening_moves, workers=s.workers, progress=False, resume=True)[0]
+                        s.random_opening_moves, self.game, workers=s.workers, progress=False, resume=True)[0]
 
 
 RemoteEvaluator = ray.remote(max_restarts=-1, max_task_retries=-1)(Evaluator)

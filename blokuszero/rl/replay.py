@@ -22,10 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..games.blokus.game import BlokusState
-from ..games.blokus.symmetry import PLACEMENT_MAP
-from ..nn.augment import transform_planes, transform_value
-from ..nn.encoder import encode_batch, to_mover_frame
+from ..games.encoding import Encoder
 from .records import GameRecord
 
 _SHARD = re.compile(r"shard_(\d{8})\.npz")
@@ -35,11 +32,11 @@ _SHARD = re.compile(r"shard_(\d{8})\.npz")
 class TrainingBatch:
     """A minibatch, compact for transfer between processes; the learner densifies it."""
 
-    planes: np.ndarray  # [B, 33, 20, 20] float32 input planes
-    policy_index: np.ndarray  # [B, K] int64 placements with a target (-1: padding)
-    policy_probs: np.ndarray  # [B, K] float32 pi at those placements
-    legal_index: np.ndarray  # [B, L] int64 legal placements (-1: padding)
-    values: np.ndarray  # [B, 4] float32 z in the mover's frame
+    planes: np.ndarray  # [B, C, H, W] float32 input planes
+    policy_index: np.ndarray  # [B, K] int64 actions with a target (-1: padding)
+    policy_probs: np.ndarray  # [B, K] float32 pi at those actions
+    legal_index: np.ndarray  # [B, L] int64 legal actions (-1: padding)
+    values: np.ndarray  # [B, P] float32 z in the mover's frame
 
 
 def _pad(rows: list[np.ndarray], fill, dtype) -> np.ndarray:
@@ -50,11 +47,13 @@ def _pad(rows: list[np.ndarray], fill, dtype) -> np.ndarray:
 
 
 class ReplayBuffer:
-    """The newest ``capacity`` games; persisted to ``directory`` when one is given."""
+    """The newest ``capacity`` games; persisted to ``directory`` when one is given. ``encoder``
+    (the game's) rebuilds, encodes and turns the sampled positions."""
 
-    def __init__(self, capacity: int, directory: str | Path | None = None, shard_games: int = 64,
-                 flush_seconds: float = 5.0, value_target: str = "outcome") -> None:
+    def __init__(self, capacity: int, encoder: Encoder, directory: str | Path | None = None,
+                 shard_games: int = 64, flush_seconds: float = 5.0, value_target: str = "outcome") -> None:
         self.capacity = capacity
+        self.encoder = encoder
         self.value_target = value_target  # "outcome" (the paper's) or "margin", see GameRecord
         self.directory = Path(directory) if directory is not None else None
         self.shard_games = shard_games
@@ -164,8 +163,8 @@ class ReplayBuffer:
     def sample(self, batch_size: int, rng: np.random.Generator, augment: bool = False) -> TrainingBatch:
         """``batch_size`` positions drawn uniformly from all positions in the buffer.
 
-        With ``augment``, each position is turned by a random rotation (the rotations are
-        exact symmetries of the game; see nn/augment.py).
+        With ``augment``, each position is turned by a random one of the encoder's exact
+        symmetries (Blokus: the rotations; see games/blokus/encoder.py).
         """
         self.flush()
         if not self.games:
@@ -174,25 +173,27 @@ class ReplayBuffer:
             self._cumulative = np.cumsum([g.num_positions for _, g in self.games])
         picks = rng.integers(self._cumulative[-1], size=batch_size)
         game_index = np.searchsorted(self._cumulative, picks, side="right")
+        encoder = self.encoder
         states, pol_idx, pol_p, legal, values = [], [], [], [], []
         for g, pick in zip(game_index, picks):
             game = self.games[int(g)][1]
             t = int(pick - (self._cumulative[g - 1] if g > 0 else 0))
-            state = BlokusState.replay(game.players[:t], game.actions[:t])
+            state = encoder.replay(game.players[:t], game.actions[:t])
             states.append(state)
             actions, probs = game.policy(t)
             pol_idx.append(actions)
             pol_p.append(probs)
             legal.append(state.legal_actions())
-            values.append(to_mover_frame(game.value_target(self.value_target), int(game.players[t])))
-        planes = encode_batch(states)
+            values.append(encoder.to_mover_frame(game.value_target(self.value_target), int(game.players[t])))
+        planes = encoder.encode_batch(states)
         values = np.asarray(values, np.float32)
         if augment:
-            for i, k in enumerate(rng.integers(4, size=batch_size)):  # ROTATIONS = 0..3
-                planes[i] = transform_planes(planes[i], int(k))
-                values[i] = transform_value(values[i], int(k))
-                pol_idx[i] = PLACEMENT_MAP[k][pol_idx[i]]
-                legal[i] = PLACEMENT_MAP[k][legal[i]]
+            symmetries = np.asarray(encoder.symmetries)
+            for i, k in enumerate(symmetries[rng.integers(len(symmetries), size=batch_size)]):
+                planes[i] = encoder.transform_planes(planes[i], int(k))
+                values[i] = encoder.transform_values(values[i], int(k))
+                pol_idx[i] = encoder.transform_actions(pol_idx[i], int(k))
+                legal[i] = encoder.transform_actions(legal[i], int(k))
         return TrainingBatch(planes=planes, policy_index=_pad(pol_idx, -1, np.int64),
                              policy_probs=_pad(pol_p, 0.0, np.float32),
                              legal_index=_pad(legal, -1, np.int64), values=values)

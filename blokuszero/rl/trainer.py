@@ -31,9 +31,11 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from ..nn.model import build_model
-from .actors import RemoteBuffer, RemoteSelfPlayWorker
+from ..games.encoding import Encoder
+from ..games.registry import make_encoder
 from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network
+from ..nn.model import ModelConfig, build_model
+from .actors import RemoteBuffer, RemoteSelfPlayWorker
 from .evaluation import EvalSettings, RemoteEvaluator
 from .learner import Learner, LearnerSettings
 from .selfplay import SelfPlaySettings
@@ -107,11 +109,9 @@ def _git_revision() -> str:
 _COLOURS = np.array([[40, 40, 40], [30, 90, 220], [230, 200, 20], [210, 40, 40], [40, 170, 60]], np.uint8)
 
 
-def board_image(record, cell: int = 8) -> np.ndarray:
-    """[3, H, W] uint8 picture of a game's final board (row 20 at the top)."""
-    from ..games.blokus.game import BlokusState
-
-    board = BlokusState.replay(record.players, record.actions).board()[::-1]
+def board_image(encoder: Encoder, record, cell: int = 8) -> np.ndarray:
+    """[3, H, W] uint8 picture of a game's final board, as the encoder draws it."""
+    board = encoder.board(encoder.replay(record.players, record.actions))
     picture = _COLOURS[board + 1].repeat(cell, 0).repeat(cell, 1)
     return picture.transpose(2, 0, 1)
 
@@ -120,8 +120,8 @@ class Trainer:
     """Runs (or resumes) one training run in ``run_dir`` from a resolved config dict."""
 
     def __init__(self, config: dict[str, Any], run_dir: str | Path, progress: bool = True) -> None:
-        if config["game"]["name"] != "blokus":
-            raise ValueError(f"training supports the game 'blokus', not {config['game']['name']!r}")
+        self.game = config["game"]["name"]  # a registry name: blokus, go9, ...
+        self.encoder = make_encoder(self.game)  # ValueError for a game without one
         self.config = config
         self.run_dir = Path(run_dir)
         self.progress = progress
@@ -142,7 +142,7 @@ class Trainer:
         if hw.learner_threads:
             torch.set_num_threads(hw.learner_threads)
         torch.manual_seed(self.seed)
-        self.learner = Learner(build_model(self.model_name), self.learner_settings, hw.learner_device)
+        self.learner = Learner(build_model(self.model_name, self.game), self.learner_settings, hw.learner_device)
         # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
         self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
@@ -155,7 +155,8 @@ class Trainer:
             mismatch = (f"checkpoint {path} holds a {state['model_name']} network of another shape "
                         f"than this run's model {self.model_name}; resume with the code that wrote "
                         f"it, or start a new run (name=...)")
-            if stored is not None and stored != self.model_config:
+            # Filled in as built: shapes stored before a field existed take its default.
+            if stored is not None and dataclasses.asdict(ModelConfig(**stored)) != self.model_config:
                 raise ValueError(f"{mismatch}. Stored: {stored}; this run: {self.model_config}")
             try:
                 self.learner.load_state_dict(state["learner"])
@@ -172,13 +173,13 @@ class Trainer:
             ray.init(address=hw.ray_address or "local",
                      num_cpus=hw.num_cpus if hw.ray_address is None else None,
                      include_dashboard=False, log_to_driver=False)
-        self.buffer = RemoteBuffer.remote(self.schedule.buffer_games, str(self.run_dir / "buffer"),
+        self.buffer = RemoteBuffer.remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
             ray.get(self.buffer.set_rng_state.remote(buffer_rng))
         self.workers = [
             RemoteSelfPlayWorker.options(num_cpus=hw.threads_per_actor, num_gpus=hw.gpus_per_actor).remote(
-                self.model_name, self.search, self.buffer,
+                self.game, self.model_name, self.search, self.buffer,
                 int(np.random.SeedSequence([self.seed, i, self.learner.step]).generate_state(1)[0]),
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor)
             for i in range(hw.actors)]
@@ -188,7 +189,7 @@ class Trainer:
             ev = self.eval_settings
             self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
-                {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")})
+                {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
         self._publish()
         self._window = {"start": time.perf_counter(), "games": 0, "positions": 0, "sims": 0,
                         "evals": 0, "capacity": 0, "seconds": 0.0}
@@ -223,7 +224,7 @@ class Trainer:
         self.writer.add_scalar("search/evals_per_s", w["evals"] / max(w["seconds"], 1e-9), step)
         self.writer.add_scalar("weights/version_lag", self.version - stats["version"], step)
         if stats["last_game"] is not None:
-            self.writer.add_image("selfplay/final_board", board_image(stats["last_game"]), step)
+            self.writer.add_image("selfplay/final_board", board_image(self.encoder, stats["last_game"]), step)
 
     def _play_games(self, games: int, bar) -> None:
         """Play ``games`` games on all actors with the current weights and wait for them."""

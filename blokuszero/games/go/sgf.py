@@ -2,7 +2,8 @@
 
 Points are two letters ``a``-``y`` (column, then row from the top); a pass is an empty
 value (``tt`` is read as a pass too on boards up to 19x19). Set-up stones (AB, AW) and the
-player to move (PL) are read; other properties are kept as text.
+player to move (PL) are read; other properties are kept as text. The SGF syntax itself is
+:mod:`blokuszero.games.sgf`'s, shared with Blokus.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..sgf import read_main_line, write_game
 from .game import GoGame, GoState
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"
@@ -51,110 +53,23 @@ def _point(game: GoGame, action: int) -> str:
     return _LETTERS[x] + _LETTERS[y]
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("]", "\\]")
-
-
 def write_sgf(game: GoGame, moves: Iterable[tuple[int, int]], properties: Mapping[str, str] | None = None,
               setup: Iterable[tuple[int, int]] = ()) -> str:
     """An SGF record of ``moves`` ((player, action) pairs) on ``game``'s board; ``properties``
     (e.g. PB, PW, RE, DT, GC) join the root node."""
-    root = {"FF": "4", "GM": "1", "CA": "UTF-8", "SZ": str(game.size), "KM": f"{game.komi:g}",
-            "RU": "Chinese", **(properties or {})}
-    parts = ["(;" + "".join(f"{k}[{_escape(str(v))}]" for k, v in root.items())]
+    root: dict[str, str | list[str]] = {"FF": "4", "GM": "1", "CA": "UTF-8", "SZ": str(game.size),
+                                         "KM": f"{game.komi:g}", "RU": "Chinese", **(properties or {})}
     setup = list(setup)
     for player, tag in ((0, "AB"), (1, "AW")):
         points = [_point(game, a) for p, a in setup if p == player]
         if points:
-            parts.append(tag + "".join(f"[{pt}]" for pt in points))
-    parts.append("\n")
-    parts += [f";{'BW'[p]}[{_point(game, a)}]" for p, a in moves]
-    parts.append(")\n")
-    return "".join(parts)
-
-
-def _parse_nodes(text: str) -> list[dict[str, list[str]]]:
-    """The nodes of the main line (first variation at every branch) of the first game tree."""
-    i, n = 0, len(text)
-    while i < n and text[i] != "(":
-        i += 1
-    if i == n:
-        raise ValueError("SGF has no game tree: no '(' found")
-    nodes: list[dict[str, list[str]]] = []
-    depth = 0  # open '(' of the main line
-    skip = 0  # depth inside a later variation being skipped
-    node: dict[str, list[str]] | None = None
-    while i < n:
-        ch = text[i]
-        if ch == "(":
-            if depth and nodes and not skip and _first_variation_done(text, i):
-                skip = 1
-            elif skip:
-                skip += 1
-            else:
-                depth += 1
-            i += 1
-        elif ch == ")":
-            if skip:
-                skip -= 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    return nodes
-            i += 1
-        elif ch == ";":
-            node = {}
-            if not skip:
-                nodes.append(node)
-            i += 1
-        elif ch.isspace():
-            i += 1
-        elif ch.isupper():
-            j = i
-            while j < n and text[j].isalpha():
-                j += 1
-            ident = text[i:j]
-            if j >= n or text[j] != "[":
-                raise ValueError(f"SGF property {ident} at offset {i} has no [value]")
-            values = []
-            while j < n and text[j] == "[":
-                k = j + 1
-                value = []
-                while k < n and text[k] != "]":
-                    if text[k] == "\\" and k + 1 < n:
-                        k += 1
-                    value.append(text[k])
-                    k += 1
-                if k >= n:
-                    raise ValueError(f"SGF value of {ident} at offset {j} is not closed by ']'")
-                values.append("".join(value))
-                j = k + 1
-                while j < n and text[j].isspace():
-                    j += 1
-            if node is None:
-                raise ValueError(f"SGF property {ident} at offset {i} is outside a node (no ';' before it)")
-            if not skip:
-                node[ident] = values
-            i = j
-        else:
-            raise ValueError(f"SGF: unexpected character {ch!r} at offset {i}")
-    raise ValueError("SGF game tree is not closed: a ')' is missing")
-
-
-def _first_variation_done(text: str, i: int) -> bool:
-    """Whether the '(' at ``i`` starts a second or later variation (a ')' closes a sibling
-    just before it)."""
-    j = i - 1
-    while j >= 0 and text[j].isspace():
-        j -= 1
-    return j >= 0 and text[j] == ")"
+            root[tag] = points
+    return write_game(root, ({"BW"[p]: _point(game, a)} for p, a in moves))
 
 
 def read_sgf(text: str) -> SgfRecord:
     """The main line of an SGF Go record; ValueError naming what is malformed or unsupported."""
-    nodes = _parse_nodes(text)
-    if not nodes:
-        raise ValueError("SGF game tree has no node")
+    nodes = read_main_line(text)
     root = nodes[0]
     if root.get("GM", ["1"])[0] != "1":
         raise ValueError(f"SGF game type GM[{root['GM'][0]}] is not Go (GM[1])")

@@ -1,4 +1,4 @@
-"""Blokus GTP engine: ``python -m blokuszero.gtp`` (or ``blokuszero-gtp``) on standard input/output.
+"""Blokus GTP engine on standard input/output: ``python -m blokuszero.engines.blokus`` (``blokuszero-gtp``).
 
 Speaks the GTP dialect of Pentobi's engine for classic 4-colour Blokus, so that controllers
 written for ``pentobi-gtp`` (its ``twogtp``, our arena) can drive any BlokusZero player.
@@ -13,10 +13,10 @@ from typing import Any
 
 import yaml
 
-from .games.blokus import BlokusGame
-from .players.arena import set_math_threads
-from .players.factory import PRESETS, make_player, resolve_spec
-from .players.gtp import BlokusGtpEngine
+from ...games.blokus import BlokusGame
+from ...match.arena import set_math_threads
+from ...players.factory import PRESETS, make_player, resolve_spec
+from .engine import BlokusGtpEngine
 
 _EPILOG = """\
 commands: protocol_version, name, version, known_command, list_commands, clear_board,

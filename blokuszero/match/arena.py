@@ -1,4 +1,4 @@
-"""Matches between players: seating shuffled per game, random openings, parallel workers.
+"""Matches between players: seating shuffled (or rotated) per game, random openings, parallel workers.
 
 A seat wins a game when its return is positive: with Blokus' returns, a shared first
 place counts as a win for every colour that shares it.
@@ -13,16 +13,19 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from ..games.base import Game, State
 from ..games.registry import make_game
-from .base import Player
-from .factory import make_player, resolve_spec
+from ..players.base import Player, Resign
+from ..protocols.gtp import GtpError
+from ..players.factory import make_player, resolve_spec
+from .referee import GtpReferee
 from .stats import wilson_interval
 
 
@@ -34,10 +37,21 @@ class Match:
     seats: Sequence[str]  # player names, one per seat; shuffled for every game
     players: Mapping[str, Mapping[str, Any]]  # name -> player spec (see players.factory)
     random_opening_moves: int = 0  # first moves of every game played uniformly at random
+    game_options: Mapping[str, Any] = field(default_factory=dict)  # make_game options (Go: size, komi)
+    seating: str = "shuffle"  # one of SEATINGS: "shuffle" (random per game) or "rotate" (game i: seats turned by i)
+    referee: str | None = None  # Go: a GTP engine that sees every move and scores the end (see referee.py)
+
+    def make_game(self) -> Game:
+        """The game of this match, with its options."""
+        return make_game(self.game, **self.game_options)
 
     def check(self) -> None:
         """ValueError naming what is wrong, before any game starts."""
-        game = make_game(self.game)
+        if self.seating not in SEATINGS:
+            raise ValueError(f"seating {self.seating!r} is not one of {SEATINGS}")
+        game = self.make_game()
+        if self.referee is not None and game.name != "go":
+            raise ValueError(f"a referee scores Go games, not {self.game}")
         if len(self.seats) != game.num_players:
             raise ValueError(f"{self.game} has {game.num_players} seats, but {len(self.seats)} "
                              f"were given: {list(self.seats)}")
@@ -52,21 +66,59 @@ class Match:
                 raise ValueError(f"player {name!r}: {err}") from None
 
 
+SEATINGS = ("shuffle", "rotate")
+#: File suffix of the SGF record the arena stores for each game, for games that have one.
+SGF_SUFFIX = {"blokus": ".blksgf", "go": ".sgf"}
+
+
+def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list[str], comment: str,
+         result: str | None) -> str | None:
+    """The game's SGF record, for games that have an SGF writer (Blokus, Go); ``result``: how a
+    referee or a resignation decided the game, if one did."""
+    if game.name == "blokus":
+        from ..games.blokus.sgf import write_sgf
+
+        return write_sgf(state, {"GC": f"{comment}, seats (Blue Yellow Red Green): {' '.join(seating)}"})
+    if game.name == "go":
+        from ..games.go.sgf import write_sgf as write_go_sgf
+
+        if result is None:
+            score = state.score()
+            result = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+        return write_go_sgf(game, actions, {"PB": seating[0], "PW": seating[1], "RE": result, "GC": comment})
+    return None
+
+
+def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
+    """Returns and result (``W+R``: Black resigned; ``B+F``: White's move was refused) of a
+    two-player game that ``loser`` gave up or forfeited."""
+    if game.num_players != 2:
+        raise ValueError(f"only two-player games end by resignation or forfeit, not {game.name}")
+    return np.where(np.arange(2) == loser, -1.0, 1.0), f"{'BW'[1 - loser]}+{why}"
+
+
 def game_seed(seed: int, index: int) -> int:
     """The seed of game ``index`` of a match seeded with ``seed`` (stored with the game)."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
 def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
-    """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus)."""
-    game = make_game(match.game)
+    """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus and
+    Go, and the result when a resignation, a refused move or the referee decided it)."""
+    game = match.make_game()
     rng = np.random.default_rng(seed)
-    seating = [str(name) for name in rng.permutation(list(match.seats))]
+    if match.seating == "rotate":  # two players: colours alternate game by game
+        turn = index % len(match.seats)
+        seating = [str(name) for name in [*match.seats[turn:], *match.seats[:turn]]]
+    else:
+        seating = [str(name) for name in rng.permutation(list(match.seats))]
     player_seeds = np.random.SeedSequence(seed).generate_state(len(seating))
     players: list[Player] = []
     state = game.new_initial_state(rng)
-    moves = []
+    moves, actions = [], []
+    result = returns = None  # set when a resignation, a refused move or the referee decides
     start, cpu_start = time.perf_counter(), time.process_time()
+    referee = GtpReferee(match.referee, game) if match.referee else None
     try:
         for name, s in zip(seating, player_seeds):
             players.append(make_player(game, match.players[name], int(s)))
@@ -76,18 +128,34 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
             if len(moves) < match.random_opening_moves:
                 action = int(rng.choice(state.legal_actions()))
             else:
-                action = players[p].choose_action(state)
+                try:
+                    action = players[p].choose_action(state)
+                except Resign:
+                    returns, result = _forfeit(game, p, "R")
+                    break
             try:
                 state.apply_action(action)
             except ValueError as err:
                 raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
             moves.append((p, state.action_to_string(action)))
+            actions.append((p, int(action)))
+            if referee is not None:
+                try:
+                    referee.play(p, state.action_to_string(action))
+                except GtpError:  # the referee's rules refuse it (say, superko): the mover loses
+                    returns, result = _forfeit(game, p, "F")
+                    break
             for player in players:
                 player.inform(action, p)
+        if referee is not None and result is None:
+            returns, result = referee.result()
     finally:
         for player in players:
             player.close()
-    returns = state.returns()
+        if referee is not None:
+            referee.close()
+    if returns is None:
+        returns = state.returns()
     scores = state.scores() if hasattr(state, "scores") else returns
     record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
@@ -95,28 +163,35 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
               # CPU time of this process (one thread per worker): what a game costs on a free
               # core, however busy the machine; an external GTP engine's own time is not in it
               "cpu_seconds": time.process_time() - cpu_start}
-    if match.game == "blokus":
-        from ..games.blokus.sgf import write_sgf
-
-        record["sgf"] = write_sgf(state, {
-            "GC": f"arena game {index}, seed {seed}, seats (Blue Yellow Red Green): {' '.join(seating)}"})
+    if result is not None:
+        record["result"] = result
+    sgf = _sgf(game, state, actions, seating, f"arena game {index}, seed {seed}", result)
+    if sgf is not None:
+        record["sgf"] = sgf
     return record
 
 
 def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score."""
-    players = {}
-    for name in dict.fromkeys(match.seats):
-        results = [(r["returns"][i], r["scores"][i]) for r in records
-                   for i, seat in enumerate(r["seating"]) if seat == name]
+    """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score,
+    and the same per seat (``by_seat``: Go's Black and White, Blokus' colours)."""
+
+    def rate(results: list[tuple[float, float]]) -> dict[str, Any]:
         wins = sum(1 for ret, _ in results if ret > 0)
         low, high = wilson_interval(wins, len(results))
-        players[name] = {
-            "config": resolve_spec(match.players[name]), "games": len(results), "wins": wins,
-            "win_rate": wins / len(results) if results else 0.0, "ci_low": low, "ci_high": high,
-            "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
+        return {"games": len(results), "wins": wins, "win_rate": wins / len(results) if results else 0.0,
+                "ci_low": low, "ci_high": high,
+                "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
+
+    players = {}
+    for name in dict.fromkeys(match.seats):
+        by_seat = [[(r["returns"][i], r["scores"][i]) for r in records if r["seating"][i] == name]
+                   for i in range(len(match.seats))]
+        players[name] = {"config": resolve_spec(match.players[name]),
+                         **rate([result for seat in by_seat for result in seat]),
+                         "by_seat": [rate(seat) for seat in by_seat]}
     return {"game": match.game, "games": len(records), "seats": list(match.seats),
             "random_opening_moves": match.random_opening_moves,
+            "game_options": dict(match.game_options), "seating": match.seating, "referee": match.referee,
             "win_rule": "a seat wins when it has the highest score; shared first places all win",
             "seeds": [r["seed"] for r in records], "players": players}
 
@@ -138,9 +213,17 @@ def set_math_threads(threads: int = 1) -> None:
 
 def match_definition(match: Match, seed: int) -> dict[str, Any]:
     """What makes stored games part of the same match: resuming checks it (``match.json``)."""
-    return {"game": match.game, "seats": list(match.seats), "seed": seed,
-            "random_opening_moves": match.random_opening_moves,
-            "players": {name: resolve_spec(spec) for name, spec in sorted(match.players.items())}}
+    definition = {"game": match.game, "seats": list(match.seats), "seed": seed,
+                  "random_opening_moves": match.random_opening_moves,
+                  "players": {name: resolve_spec(spec) for name, spec in sorted(match.players.items())}}
+    # Only when set, so that matches stored before these options existed still resume.
+    if match.game_options:
+        definition["game_options"] = dict(match.game_options)
+    if match.seating != "shuffle":
+        definition["seating"] = match.seating
+    if match.referee is not None:
+        definition["referee"] = match.referee
+    return definition
 
 
 def load_records(path: Path, report: Callable[[str], None] = tqdm.write) -> list[dict]:
@@ -233,7 +316,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
               progress: bool = True, on_record: Callable[[dict], None] | None = None, *,
               resume: bool = False, backend: str = "process", gpus_per_worker: float = 0.0,
               ray_address: str | None = None, label: str | None = None) -> dict[str, Any]:
-    """Play ``games`` games, storing each (``games.jsonl``, Blokus SGF files) as it ends, and
+    """Play ``games`` games, storing each (``games.jsonl``, SGF files for Blokus and Go) as it ends, and
     write ``summary.json`` to ``out_dir``; return the summary.
 
     ``resume``: keep the games an earlier, interrupted run of the same match stored in
@@ -250,8 +333,9 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
     # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
     _write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    kept = {f"game_{r['index']:05d}.blksgf" for r in records}
-    for old in (out_dir / "games").glob("game_*.blksgf"):
+    suffix = SGF_SUFFIX.get(match.make_game().name, ".sgf")
+    kept = {f"game_{r['index']:05d}{suffix}" for r in records}
+    for old in (out_dir / "games").glob(f"game_*{suffix}"):
         if old.name not in kept:
             old.unlink()
     _write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
@@ -268,7 +352,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
         with open(out_dir / "games.jsonl", "a") as f:
             f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
         if "sgf" in record:
-            (out_dir / "games" / f"game_{record['index']:05d}.blksgf").write_text(record["sgf"])
+            (out_dir / "games" / f"game_{record['index']:05d}{suffix}").write_text(record["sgf"])
         show_rate()
         bar.update()
         if on_record:

@@ -2,7 +2,7 @@
 
 GoGui, Sabaki, gogui-twogtp and ``scripts/go_match.py`` talk to it over stdin/stdout through
 the game-agnostic command loop of :mod:`blokuszero.protocols.gtp`. Every failure is answered
-``? reason`` and leaves the game as it was. The command line is ``python -m blokuszero.games.go.gtp``.
+``? reason`` and leaves the game as it was. The command line is ``python -m blokuszero.engines.go`` (:mod:`.cli`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from .. import __version__
-from ..games.go import GoGame, GoState
-from ..protocols.gtp import GtpEngine, GtpError
-from .base import Player
+from ... import __version__
+from ...games.go import GoGame, GoState
+from ...players.base import Player
+from ...protocols.gtp import GtpEngine, GtpError
 
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..games.registry import make_game
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
+from ..players.factory import resolve_spec
 from .arena import Match, run_match
-from .factory import resolve_spec
 from .ladder import checkpoint_run, describe
 
 CANDIDATE = "blokuszero"
@@ -82,16 +83,17 @@ def candidates(where: str | Path, include_untrained: bool = False,
 
 
 def evaluation_match(candidate: Candidate, network: Mapping[str, Any], opponent: Mapping[str, Any],
-                     random_opening_moves: int = 4) -> Match:
-    """1 BlokusZero seat (``network`` options + the candidate's weights) vs 3 ``opponent`` seats."""
-    return Match("blokus", [CANDIDATE, OPPONENT, OPPONENT, OPPONENT],
+                     random_opening_moves: int = 4, game: str = "blokus") -> Match:
+    """1 BlokusZero seat (``network`` options + the candidate's weights) vs ``opponent`` in every
+    other seat of ``game`` (a registry name; Blokus: 3 seats, the paper's protocol)."""
+    return Match(game, [CANDIDATE] + [OPPONENT] * (make_game(game).num_players - 1),
                  {CANDIDATE: {**network, **candidate.spec}, OPPONENT: dict(opponent)},
                  random_opening_moves)
 
 
 def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], opponent: Mapping[str, Any],
              games: int, seed: int, out_dir: str | Path, random_opening_moves: int = 4,
-             **run_options: Any) -> list[dict[str, Any]]:
+             game: str = "blokus", **run_options: Any) -> list[dict[str, Any]]:
     """Evaluate each candidate in ``out_dir/<label>/`` (resumable with ``resume=True`` among
     ``run_options``, see :func:`.arena.run_match`); return the curve, one point per candidate.
 
@@ -100,7 +102,7 @@ def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], oppon
     out_dir = Path(out_dir)
     curve = []
     for c in candidates_:
-        match = evaluation_match(c, network, opponent, random_opening_moves)
+        match = evaluation_match(c, network, opponent, random_opening_moves, game)
         summary = run_match(match, games, seed, out_dir / c.label.replace("/", "_"),
                             label=f"{c.label} vs {describe(resolve_spec(opponent))}", **run_options)
         curve.append(curve_point(c, summary))

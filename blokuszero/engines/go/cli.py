@@ -1,6 +1,6 @@
-"""``python -m blokuszero.games.go.gtp`` (console script ``blokuszero-go-gtp``): the Go GTP engine.
+"""``python -m blokuszero.engines.go`` (console script ``blokuszero-go-gtp``): the Go GTP engine.
 
-The command line only; the engine is :class:`blokuszero.players.go_gtp.GoGtpEngine`.
+The command line only; the engine is :class:`.engine.GoGtpEngine`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .game import GoGame
+from ...games.go import GoGame
+from ...players.factory import make_player
+from .engine import GoGtpEngine
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,12 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def engine_from_args(args: argparse.Namespace):
-    """The engine (a :class:`~blokuszero.players.go_gtp.GoGtpEngine`) the command line describes."""
-    # Imported here: the rules package does not depend on the players above it.
-    from ...players.factory import make_player
-    from ...players.go_gtp import GoGtpEngine
-
+def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
+    """The engine the command line describes."""
     if args.playouts < 1 and args.time is None:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,

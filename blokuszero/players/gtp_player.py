@@ -1,0 +1,85 @@
+"""An external GTP engine as a Player: Blokus in Pentobi's dialect (served by
+:mod:`blokuszero.engines.blokus`, or ``pentobi-gtp``) and Go in GTP v2 (GNU Go, our
+:mod:`blokuszero.engines.go`)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+
+from ..games.base import Game, State
+from ..protocols.gtp import GtpClient, GtpError
+from .base import Player, Resign
+
+GAMES = ("blokus", "go")
+
+
+def engine_argv(command: str) -> list[str]:
+    """``command`` split into words; a program found only in /usr/games (where Debian installs
+    GNU Go, not always on PATH) gets that directory."""
+    argv = shlex.split(command)
+    if argv and shutil.which(argv[0]) is None and shutil.which(f"/usr/games/{argv[0]}"):
+        argv[0] = f"/usr/games/{argv[0]}"
+    return argv
+
+
+class GtpPlayer(Player):
+    """Plays ``game`` through an external GTP engine (e.g. ``pentobi-gtp --quiet --noresign``,
+    ``gnugo --mode gtp``).
+
+    The engine is told every move of the game (the ones :meth:`inform` reports) with ``play``
+    before it is asked to ``genmove``; a Go engine gets the board size and komi at each new
+    game. It gets the player's seed with ``set_random_seed`` when it knows that command.
+    A Go engine's ``resign`` raises :class:`Resign`.
+    """
+
+    def __init__(self, command: str, game: Game, seed: int | None = None) -> None:
+        if game.name not in GAMES:
+            raise ValueError(f"a GTP player plays one of {GAMES}, not {game.name}")
+        self.game = game
+        self.client = GtpClient(engine_argv(command))
+        self.name = self.client.name
+        if seed is not None and self.client.send("known_command set_random_seed") == "true":
+            self.client.send(f"set_random_seed {seed}")
+        self.untold: list[tuple[int, int]] = []  # (player, action) the engine has not been told
+        self.own: tuple[int, int] | None = None  # the engine's last genmove, already on its board
+
+    def _colour(self, player: int) -> str:
+        return "BW"[player] if self.game.name == "go" else str(player + 1)
+
+    def reset(self) -> None:
+        if self.game.name == "go":
+            self.client.send(f"boardsize {self.game.size}")
+            self.client.send(f"komi {self.game.komi:g}")
+        self.client.send("clear_board")
+        self.untold, self.own = [], None
+
+    def inform(self, action: int, player: int) -> None:
+        if (player, action) == self.own:
+            self.own = None
+        else:
+            self.untold.append((player, action))
+
+    def choose_action(self, state: State) -> int:
+        for player, action in self.untold:
+            self.client.send(f"play {self._colour(player)} {state.action_to_string(action)}")
+        self.untold = []
+        player = state.current_player()
+        answer = self.client.send(f"genmove {self._colour(player)}")
+        if self.game.name == "blokus" and answer.lower() in ("pass", "resign"):
+            # genmove is asked only of a colour that can move (the arena passes for the others).
+            raise GtpError(f"GTP engine {self.name} answered genmove {self._colour(player)} with "
+                           f"{answer!r}, but it has {len(state.legal_actions())} legal moves "
+                           f"(Pentobi: start it with --noresign)")
+        if answer.lower() == "resign":
+            raise Resign(f"GTP engine {self.name} resigned")
+        try:
+            move = state.string_to_action(answer)
+        except ValueError as err:
+            raise GtpError(f"GTP engine {self.name} answered genmove {self._colour(player)} with "
+                           f"{answer!r}: {err}") from None
+        self.own = (player, move)
+        return move
+
+    def close(self) -> None:
+        self.client.close()
