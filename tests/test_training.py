@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -163,13 +164,58 @@ def test_checkpoints_rotate(tmp_path):
 def test_bad_config_names_the_key(tmp_path):
     config = tiny_config(tmp_path)
     config["train"]["steps"] = 5
-    with pytest.raises(ValueError, match=r"config group 'train': unknown key\(s\) \['steps'\]"):
+    with pytest.raises(ValueError, match=r"^train.steps is not a setting; known: \['augment'"):
         Trainer(config, tmp_path)
     config = tiny_config(tmp_path, "optimizer.momentum=fast")
-    with pytest.raises(ValueError, match="config group 'optimizer': momentum must be float, not 'fast'"):
+    with pytest.raises(ValueError, match="^optimizer.momentum must be float, not 'fast'$"):
         Trainer(config, tmp_path)
     for overrides in ((), ("hardware=gpu8", "experiment=paper")):  # the shipped configs pass
         Trainer(tiny_config(tmp_path, *overrides), tmp_path)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("search.simulations=-5", "search.simulations must be >= 1, not -5"),
+    ("search.simulations=abc", "search.simulations must be int, not 'abc'"),
+    ("search.q_init=maybe", "search.q_init must be one of ['parent'], not 'maybe'"),
+    ("search.dirichlet_epsilon=1.5", "search.dirichlet_epsilon must be <= 1, not 1.5"),
+    ("train.schedule=fast", "train.schedule must be one of ['async', 'paper'], not 'fast'"),
+    ("optimizer.batch_size=0", "optimizer.batch_size must be >= 1, not 0"),
+    ("hardware.actors=0", "hardware.actors must be >= 1, not 0"),
+    ("model=b2c32conv model.name=b99", "model.name must be one of"),
+    ("eval=small eval.opponent.preset=nobody", "eval.opponent is not a valid player: unknown player preset"),
+    ("+surprise=1", "surprise is not a setting"),
+])
+def test_bad_settings_are_refused_before_anything_starts(tmp_path, override, message):
+    run_dir = tmp_path / "run"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Trainer(tiny_config(run_dir, *override.split()), run_dir)
+    assert not run_dir.exists()
+
+
+def test_train_py_refuses_a_bad_setting_in_one_line_and_writes_nothing(tmp_path):
+    """Before: the check came after Ray started (a Ray-actor traceback) and left runs/<name>."""
+    run_dir = tmp_path / "run"
+    done = subprocess.run([sys.executable, str(ROOT / "train.py"), f"run_dir={run_dir}", "search.simulations=-5"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "train.py: search.simulations must be >= 1, not -5"
+    assert not run_dir.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_schema_matches_the_config_files():
+    """Every key of every conf/ group file is a field of its schema, and every field is set by
+    the default config (so the YAML files and the dataclasses cannot drift apart)."""
+    from blokuszero.rl.config import RunConfig
+
+    schema = OmegaConf.structured(RunConfig)  # the dataclasses are Hydra structured configs
+    for group_dir in (ROOT / "conf").iterdir():
+        if group_dir.is_dir() and group_dir.name != "experiment":
+            for path in group_dir.glob("*.yaml"):
+                keys = set(OmegaConf.load(path)) - {"defaults"}
+                assert keys <= set(schema[group_dir.name]), path
+    composed = tiny_config(Path("/nonexistent"))
+    assert {k: set(v) if isinstance(v, dict) else None for k, v in composed.items() if k != "eval"} == \
+        {k: set(schema[k]) if OmegaConf.is_dict(schema[k]) else None for k in schema if k != "eval"}
 
 
 def test_tiny_run_killed_and_resumed(tmp_path, request):
@@ -202,7 +248,7 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
             assert torch.equal(resumed[key]["momentum_buffer"], value["momentum_buffer"])
         assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
     finally:
-        trainer.writer.close()
+        trainer.metrics.close()
     summary = Trainer(tiny_config(run_dir), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from ..files import write_atomic
 from ..games.registry import make_game
 from .base import Player
 from .factory import make_player, resolve_spec
@@ -184,12 +185,6 @@ def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
     return sorted(records.values(), key=lambda r: r["index"])
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend: str,
                 gpus_per_worker: float, ray_address: str | None) -> Iterator[dict]:
     """Records of the games ``jobs`` = [(index, seed)], in the order they finish."""
@@ -249,12 +244,12 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     records = _resume(match, seed, games, out_dir) if resume else []
     # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
     # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
-    _write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
     kept = {f"game_{r['index']:05d}.blksgf" for r in records}
     for old in (out_dir / "games").glob("game_*.blksgf"):
         if old.name not in kept:
             old.unlink()
-    _write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
+    write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
     watched = match.seats[0]
     bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",
                desc=label or f"{match.game} arena")
@@ -268,7 +263,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
         with open(out_dir / "games.jsonl", "a") as f:
             f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
         if "sgf" in record:
-            (out_dir / "games" / f"game_{record['index']:05d}.blksgf").write_text(record["sgf"])
+            write_atomic(out_dir / "games" / f"game_{record['index']:05d}.blksgf", record["sgf"])
         show_rate()
         bar.update()
         if on_record:
@@ -292,7 +287,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
                         "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None,
                         "cpu_seconds_per_game": float(np.mean([r["cpu_seconds"] for r in played]))
                         if played else None}
-    _write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
+    write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
 
 

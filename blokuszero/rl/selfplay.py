@@ -20,20 +20,13 @@ from ..games.base import Game, State
 from ..search.evaluators import Evaluator
 from ..search.mcts import MCTS, MCTSConfig, choose_action
 from ..search.selection import PUCT
+from .config import LockstepSettings, SearchSettings
 from .records import GameRecord, RecordBuilder
 
 
 @dataclass(frozen=True)
-class SelfPlaySettings:
-    simulations: int = 800  # per move (SPEC §3)
-    c_base: float = 19_625.0
-    c_init: float = 1.25
-    q_init: float | str = 0.0  # Q of unvisited children: a number or "parent" (see PUCT)
-    dirichlet_alpha: float = 0.02
-    dirichlet_epsilon: float = 0.25
-    temperature_moves: int = 20  # moves 1..20 sampled by visit count, then argmax
-    leaves_per_tree: int = 1  # > 1 uses virtual loss
-    games_in_parallel: int = 16  # games played in lockstep by one actor
+class SelfPlaySettings(LockstepSettings, SearchSettings):
+    """What an actor needs: the ``search`` group's settings and the ``selfplay`` group's."""
 
 
 @dataclass
