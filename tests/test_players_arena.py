@@ -20,6 +20,16 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+def test_wilson_interval_contains_the_estimate_exactly():
+    """Before: k of k wins had an upper bound just below 1.0 (k = 4, 10, 14, ...), which crashed
+    evaluate.py's plot with a negative error bar."""
+    for games in range(1, 401):
+        for wins in (0, games // 3, games):
+            low, high = wilson_interval(wins, games)
+            assert 0.0 <= low <= wins / games <= high <= 1.0, (wins, games)
+        assert wilson_interval(games, games)[1] == 1.0 and wilson_interval(0, games)[0] == 0.0
+
+
 def test_mcts_maxn_preset_is_the_papers_baseline():
     spec = resolve_spec({"preset": "mcts_maxn"})
     assert spec == {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2,

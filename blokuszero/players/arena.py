@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.registry import make_game
 from .base import Player
@@ -191,11 +192,7 @@ def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend
     if backend == "ray":
         import ray
 
-        owns_ray = not ray.is_initialized()
-        if owns_ray:
-            # "local" starts a new instance even if another one runs on this machine.
-            ray.init(address=ray_address or "local", num_cpus=workers if ray_address is None else None,
-                     include_dashboard=False, log_to_driver=False)
+        owns_ray = start_ray(ray_address, workers)
         try:
             # Ray gives each task num_cpus=1 one math-library thread; a GPU share makes the
             # task see its GPU, so an alphazero player with device: cuda runs there.

@@ -29,6 +29,7 @@ import ray
 import torch
 from tqdm import tqdm
 
+from ..cluster import start_ray
 from ..files import write_atomic
 from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network
 from ..nn.model import build_model
@@ -109,22 +110,15 @@ class Trainer:
                 self.finished = self._finished_summary()
                 return
         self._archive_config()
-        self._owns_ray = not ray.is_initialized()
-        if self._owns_ray:
-            # "local" starts a new instance even if another one runs on this machine.
-            ray.init(address=hw.ray_address or "local",
-                     num_cpus=hw.num_cpus if hw.ray_address is None else None,
-                     include_dashboard=False, log_to_driver=False)
+        self._owns_ray = start_ray(hw.ray_address, hw.num_cpus)
         self.buffer = RemoteBuffer.remote(self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
             ray.get(self.buffer.set_rng_state.remote(buffer_rng))
         self._count_from_buffer(report=found is not None)
-        # The settings go through the object store (held here: restarted actors read them again).
-        self._settings_ref = ray.put(self.search)
         self.workers = [
             RemoteSelfPlayWorker.options(num_cpus=hw.threads_per_actor, num_gpus=hw.gpus_per_actor).remote(
-                self.model_name, self._settings_ref, self.buffer,
+                self.model_name, self.search,
                 int(np.random.SeedSequence([self.seed, i, self.learner.step]).generate_state(1)[0]),
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor)
             for i in range(hw.actors)]
@@ -205,7 +199,9 @@ class Trainer:
     # ------------------------------------------------------------------ self-play
     def dispatch(self, worker, games: int):
         """Start a task of ``games`` games on ``worker`` with the newest weights."""
-        return worker.play.remote(games, self.weights_ref, self.version)
+        # The buffer's handle goes with each task, not to the actor's constructor: Ray cannot
+        # promise a restarted actor the handles it was made with (and says so in an error line).
+        return worker.play.remote(games, self.weights_ref, self.version, self.buffer)
 
     def record_selfplay(self, stats: dict) -> None:
         """Log a finished task; its games are in the buffer, which counts them."""
