@@ -146,6 +146,10 @@ def test_command_line_help_and_bad_options():
         assert option in help_text
     for args, message in [(["--checkpoint", "missing.pt"], "checkpoint missing.pt does not exist"),
                           (["--set", "simulation=5"], "unknown option(s) ['simulation']"),
+                          # before: a 21-line TypeError traceback
+                          (["--set", "simulations=abc"], "blokuszero-gtp: simulations must be int, not 'abc'"),
+                          (["--simulations", "-5"], "blokuszero-gtp: simulations must be >= 0, not -5"),
+                          (["--threads", "0"], "--threads must be >= 1, not 0"),
                           (["--preset", "alphago"], "invalid choice")]:
         done = subprocess.run([*ENGINE, *args], capture_output=True, text=True, input="name\n")
         assert done.returncode != 0 and message in done.stderr and done.stdout == ""
