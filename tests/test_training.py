@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-
+import json
 import os
 import re
 import signal
@@ -103,6 +103,22 @@ def test_buffer_persists_samples_and_drops(tmp_path):
     again.drop_oldest(2)
     assert again.num_games == 1
     assert ReplayBuffer(capacity=3, directory=tmp_path).num_games == 1  # shards of dropped games gone
+
+
+def test_buffer_counts_every_game_it_ever_received(tmp_path):
+    """The run's count of games played comes from the buffer (before: from the checkpoint, which
+    missed the games that landed after it)."""
+    games = self_play_games(4)
+    buffer = ReplayBuffer(capacity=3, directory=tmp_path, shard_games=2)
+    for g in games:
+        buffer.add(g)
+    buffer.flush()
+    positions = sum(g.num_positions for g in games)
+    again = ReplayBuffer(capacity=3, directory=tmp_path)
+    assert (again.games_added, again.positions_added) == (4, positions)
+    again.drop_oldest(3)  # every shard deleted: the totals stay in oldest.json
+    assert not list(tmp_path.glob("shard_*.npz"))
+    assert ReplayBuffer(capacity=3, directory=tmp_path).games_added == 4
 
 
 def test_network_overfits_a_fixed_batch():
@@ -252,6 +268,52 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
     summary = Trainer(tiny_config(run_dir), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]
+
+
+def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
+                           *overrides], cwd=run_dir.parent, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_changes_nothing(
+        tmp_path, request, capsys):
+    run_dir = tmp_path / "run"
+    done = _train_py(run_dir, "train.total_steps=10")
+    assert done.returncode == 0, done.stderr[-3000:]
+    # Only our lines: before, Ray's token-authentication warning and a core_worker error line.
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert all(line.startswith(("[train] ", "done: ")) for line in lines), lines
+    summary = json.loads((run_dir / "summary.json").read_text())
+    _, final = latest_checkpoint(run_dir / "checkpoints")
+    buffer = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    # One source of truth: the last checkpoint is written after the last game is in.
+    assert final["counters"]["games"] == summary["games"] == buffer.games_added == 6
+    assert final["counters"]["positions"] == summary["positions"] == buffer.positions_added
+
+    files = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")}
+    again = _train_py(run_dir, "train.total_steps=10")
+    assert again.returncode == 0 and "is finished: step 10 of train.total_steps=10" in again.stdout
+    assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")} == files  # nothing written
+
+    # Games that reached the buffer after the newest checkpoint (a run killed between the two)
+    # are counted on resume; a changed setting is reported; each start's config is archived.
+    extra = self_play_games(2, seed=5)
+    late = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    for g in extra:
+        late.add(g)
+    late.flush()
+    request.getfixturevalue("ray_session")
+    capsys.readouterr()
+    trainer = Trainer(tiny_config(run_dir, "train.total_steps=20"), run_dir)
+    trainer._start()
+    trainer.metrics.close()
+    said = capsys.readouterr().out
+    assert trainer.counters["games"] == 8
+    assert "the buffer holds 2 games played after the checkpoint: 8 games played in all" in said
+    assert "settings that differ from ckpt_000000010.pt's: " in said and "train.total_steps: 10 -> 20" in said
+    archived = sorted((run_dir / "configs").iterdir())
+    assert len(archived) == 2 and json.loads(archived[1].read_text())["step"] == 10
 
 
 def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):
