@@ -49,7 +49,7 @@ COMMANDS: dict[str, Run] = {
     "python -m pytest -q": Run(skip="the test suite itself"),
     # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
     "python train.py hardware=gpu8 experiment=paper": Run((
-        *TINY_TRAIN, "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
+        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
         "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.actors=1", "hardware.threads_per_actor=1",
         "eval.enabled=false")),
     "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),

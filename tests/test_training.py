@@ -192,6 +192,8 @@ def test_bad_config_names_the_key(tmp_path):
 @pytest.mark.parametrize("override, message", [
     ("search.simulations=-5", "search.simulations must be >= 1, not -5"),
     ("search.simulations=abc", "search.simulations must be int, not 'abc'"),
+    ("search.simulations=2 selfplay.leaves_per_tree=2",
+     "search.simulations must be more than selfplay.leaves_per_tree (2), not 2"),
     ("search.q_init=maybe", "search.q_init must be one of ['parent'], not 'maybe'"),
     ("search.dirichlet_epsilon=1.5", "search.dirichlet_epsilon must be <= 1, not 1.5"),
     ("train.schedule=fast", "train.schedule must be one of ['async', 'paper'], not 'fast'"),

@@ -20,6 +20,7 @@ from ..games.base import Game, State
 from ..search.evaluators import Evaluator
 from ..search.mcts import MCTS, MCTSConfig, choose_action
 from ..search.selection import PUCT
+from ..settings import SettingError
 from .config import LockstepSettings, SearchSettings
 from .records import GameRecord, RecordBuilder
 
@@ -27,6 +28,14 @@ from .records import GameRecord, RecordBuilder
 @dataclass(frozen=True)
 class SelfPlaySettings(LockstepSettings, SearchSettings):
     """What an actor needs: the ``search`` group's settings and the ``selfplay`` group's."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # The first round's leaves all stop at the unexpanded root: with no more simulations than
+        # leaves per tree, no child is ever visited and there is no move to choose.
+        if self.simulations <= self.leaves_per_tree:
+            raise SettingError("search.simulations", f"must be more than selfplay.leaves_per_tree "
+                               f"({self.leaves_per_tree}), not {self.simulations}")
 
 
 @dataclass
