@@ -68,6 +68,14 @@ def test_bad_match_settings(tmp_path):
         run_match(Match("tictactoe", ["a", "a"], {"a": {"preset": "uct", "simulations": "many"}}), 1, 0,
                   tmp_path / "bad")
     assert not (tmp_path / "bad").exists()  # refused before anything is written
+    match = Match("tictactoe", ["a", "a"], {"a": {"preset": "random"}})
+    for options, message in (({"games": -3}, "games must be >= 1, not -3"), ({"workers": 0}, "workers must be >= 1"),
+                             ({"seed": -1}, "seed must be >= 0"), ({"backend": "mpi"}, "backend must be one of")):
+        with pytest.raises(ValueError, match=message):
+            run_match(match, **{"games": 1, "seed": 0, "out_dir": tmp_path / "bad", **options})
+    with pytest.raises(ValueError, match="random_opening_moves must be >= 0, not -1"):
+        run_match(Match("tictactoe", ["a", "a"], {"a": {"preset": "random"}}, -1), 1, 0, tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
 
 
 def test_arena_is_reproducible_and_stores_every_game(tmp_path):

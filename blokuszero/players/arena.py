@@ -23,6 +23,7 @@ from tqdm import tqdm
 from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.registry import make_game
+from ..settings import check_value
 from .base import Player
 from .factory import make_player, resolve_spec
 from .stats import wilson_interval
@@ -39,6 +40,7 @@ class Match:
 
     def check(self) -> None:
         """ValueError naming what is wrong, before any game starts."""
+        check_value("random_opening_moves", self.random_opening_moves, int, low=0)
         game = make_game(self.game)
         if len(self.seats) != game.num_players:
             raise ValueError(f"{self.game} has {game.num_players} seats, but {len(self.seats)} "
@@ -234,8 +236,11 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     ``gpus_per_worker`` GPU each; ``workers`` CPUs when Ray is started here).
     """
     match.check()
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {BACKENDS}")
+    check_value("games", games, int, low=1)
+    check_value("seed", seed, int, low=0)
+    check_value("workers", workers, int, low=1)
+    check_value("backend", backend, str, choices=BACKENDS)
+    check_value("gpus_per_worker", gpus_per_worker, float, low=0)
     out_dir = Path(out_dir)
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     records = _resume(match, seed, games, out_dir) if resume else []
