@@ -50,7 +50,7 @@ class SearchSettings(Settings):
     GROUP = "search"
     simulations: int = setting(800, low=1)  # simulations per move
     c_base: float = setting(19_625.0, above=0)  # C(s) = log((1 + N(s) + c_base) / c_base) + c_init
-    c_init: float = setting(1.25, low=0)
+    c_init: float = setting(1.25, low=0)  # the exploration rate's value at the root's first visits
     # Q of an unvisited child: a number (AlphaZero: 0) or "parent" (its parent's value).
     q_init: float | str = setting(0.0, low=-1, high=1, choices=("parent",))
     dirichlet_alpha: float = setting(0.02, above=0)  # root noise Dir(alpha) ...
@@ -75,8 +75,8 @@ class LearnerSettings(Settings):
     batch_size: int = setting(64, low=1)  # minibatch
     learning_rate: float = setting(1e-3, above=0)  # until step lr_drop_step - 1
     lr_drop_step: int = setting(40_001, low=1)  # from this step on, lr_after (SPEC §3: 40,001)
-    lr_after: float = setting(1e-4, above=0)
-    momentum: float = setting(0.9, low=0, high=1)
+    lr_after: float = setting(1e-4, above=0)  # the rate from lr_drop_step on (SPEC §3: 1e-4)
+    momentum: float = setting(0.9, low=0, high=1)  # SGD momentum (SPEC §3: 0.9)
     weight_decay: float = setting(1e-4, low=0)  # the c ||theta||^2 term
 
 
@@ -108,12 +108,12 @@ class HardwareSettings(Settings):
     ray_address: str | None = setting(None)  # join this Ray cluster ("auto", "host:6379"); None: start one
     num_cpus: int | None = setting(None, low=1)  # CPUs of a Ray instance started here (None: all)
     actors: int = setting(1, low=1)  # self-play actors
-    actor_device: str = setting("cpu", choices=DEVICES)
+    actor_device: str = setting("cpu", choices=DEVICES)  # where self-play actors run their network
     gpus_per_actor: float = setting(0.0, low=0)  # Ray GPU share of each actor
     threads_per_actor: int = setting(1, low=1)  # torch threads in each actor
     half: bool = setting(False)  # float16 inference on CUDA
     cache_size: int = setting(0, low=0)  # evaluations cached per actor (transpositions)
-    learner_device: str = setting("cpu", choices=DEVICES)
+    learner_device: str = setting("cpu", choices=DEVICES)  # where the learner (in the driver) trains
     learner_threads: int = setting(0, low=0)  # torch threads of the learner (0: torch's default)
 
 
@@ -128,7 +128,7 @@ class EvalSettings(Settings):
     games: int = setting(40, low=1)  # games per evaluation
     simulations: int = setting(200, low=1)  # BlokusZero's simulations per move
     opponent: dict[str, Any] = setting({"preset": "mcts_maxn", "simulations": 200})  # the 3 other seats
-    random_opening_moves: int = setting(4, low=0)
+    random_opening_moves: int = setting(4, low=0)  # first moves of each game uniformly random
     workers: int = setting(1, low=1)  # processes the evaluator plays in (1: in the actor itself)
     num_cpus: float = setting(1.0, low=0)  # Ray CPUs the evaluator holds
     num_gpus: float = setting(0.0, low=0)  # Ray GPU share of the evaluator
@@ -148,14 +148,14 @@ class EvalSettings(Settings):
 class RunConfig(Settings):
     """A whole run: the groups of ``conf/config.yaml`` and the top-level keys."""
 
-    game: GameSettings = setting(GameSettings())
-    model: ModelSettings = setting(ModelSettings())
-    search: SearchSettings = setting(SearchSettings())
-    selfplay: LockstepSettings = setting(LockstepSettings())
-    optimizer: LearnerSettings = setting(LearnerSettings())
-    train: ScheduleSettings = setting(ScheduleSettings())
-    hardware: HardwareSettings = setting(HardwareSettings())
-    eval: EvalSettings = setting(EvalSettings())
+    game: GameSettings = setting(GameSettings())  # conf/game/: what is played
+    model: ModelSettings = setting(ModelSettings())  # conf/model/: the network's named size
+    search: SearchSettings = setting(SearchSettings())  # conf/search/: self-play's search
+    selfplay: LockstepSettings = setting(LockstepSettings())  # conf/selfplay/: games in lockstep
+    optimizer: LearnerSettings = setting(LearnerSettings())  # conf/optimizer/: SGD
+    train: ScheduleSettings = setting(ScheduleSettings())  # conf/train/: schedule, buffer, checkpoints
+    hardware: HardwareSettings = setting(HardwareSettings())  # conf/hardware/: Ray, actors, devices
+    eval: EvalSettings = setting(EvalSettings())  # conf/eval/: evaluation while training
     seed: int = setting(0, low=0)  # every random choice of the run flows from this
     name: str = setting("cpu-default")  # run name; the run directory is runs/<name>
     run_dir: str = setting("runs/cpu-default")  # checkpoints, buffer, TensorBoard events, config
