@@ -11,20 +11,25 @@ curve.png to out_dir; rerunning the same command resumes an interrupted evaluati
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from blokuszero.match.evaluation import candidates, evaluate, format_curve, plot_curve
+from blokuszero.match.evaluation import candidates, evaluate, format_curve, write_curve
 from blokuszero.players.factory import resolve_spec
 from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games
 
 
+USAGE = ("usage: python scripts/evaluate.py checkpoint=PATH [KEY=VALUE ...]  (PATH: a checkpoint, "
+         "a quoted glob or a run directory; --help lists the settings)")
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="evaluate")
 def main(cfg: DictConfig) -> None:
+    if OmegaConf.is_missing(cfg, "checkpoint"):
+        raise SystemExit(USAGE)
     players = OmegaConf.to_container(cfg.players, resolve=True)
     if cfg.opponent not in players:
         raise SystemExit(f"opponent {cfg.opponent!r} is not in players (have: {sorted(players)})")
@@ -47,8 +52,7 @@ def main(cfg: DictConfig) -> None:
         raise SystemExit(f"evaluate: {err}") from None
     title = (f"{run}: 1 BlokusZero ({network.get('simulations')} sims) vs 3 {opponent_name}, "
              f"{cfg.games} games each")
-    (out_dir / "curve.json").write_text(json.dumps({"title": title, "points": curve}, indent=2))
-    plot_curve(curve, out_dir / "curve.png", title)
+    write_curve(curve, out_dir, title)
     print(f"{title}\nwin: the highest score; a shared first place counts as a win for each colour in it")
     print(format_curve(curve))
     print(f"games, summaries, curve.json and curve.png in {out_dir}")

@@ -191,3 +191,47 @@ def test_a_new_match_in_the_same_directory_replaces_the_stored_games(tmp_path):
     run_match(match, 1, 5, tmp_path, progress=False)  # another seed: the old games go
     assert [p.name for p in (tmp_path / "games").iterdir()] == ["game_00000.blksgf"]
     assert len(load_records(tmp_path / "games.jsonl")) == 1
+
+
+def _point(step: int, wins: int, games: int, ci: tuple[float, float]) -> dict:
+    return {"label": f"x@{step}", "step": step, "checkpoint": None, "games": games, "wins": wins,
+            "win_rate": wins / games, "ci_low": ci[0], "ci_high": ci[1], "mean_score": 0.0,
+            "opponent_mean_score": 0.0, "games_per_hour": None}
+
+
+def test_a_curve_that_wins_every_game_is_plotted_and_a_failed_plot_fails_nothing(tmp_path, monkeypatch):
+    """Before: 4 wins of 4 gave an upper bound below 1.0 and matplotlib refused the negative
+    error bar, so the evaluation (and every resumption of it) crashed after its games."""
+    from blokuszero.players import evaluation
+    from blokuszero.players.stats import wilson_interval
+
+    curve = [_point(10, 4, 4, wilson_interval(4, 4)), _point(20, 0, 4, wilson_interval(0, 4)),
+             _point(30, 4, 4, (0.5, 0.9999999999999999))]  # as an older summary stored it
+    evaluation.write_curve(curve, tmp_path, "all won")
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads((tmp_path / "curve.json").read_text())["points"] == curve
+
+    def broken(*args, **kwargs):
+        raise ValueError("'yerr' must not contain negative values")
+
+    monkeypatch.setattr(evaluation, "plot_curve", broken)
+    reports: list[str] = []
+    (tmp_path / "x").mkdir()
+    evaluation.write_curve(curve, tmp_path / "x", "t", report=reports.append)
+    assert reports == ["no curve.png: the plot failed (ValueError: 'yerr' must not contain negative values); "
+                       "the figures are in curve.json"]
+    assert (tmp_path / "x" / "curve.json").is_file()
+
+
+def test_evaluate_without_arguments_gives_a_usage_line_and_help_shows_its_own_settings(tmp_path):
+    script = str(ROOT / "scripts" / "evaluate.py")
+    bare = subprocess.run([sys.executable, script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert bare.returncode == 1 and "Traceback" not in bare.stderr
+    assert bare.stderr.strip().startswith("usage: python scripts/evaluate.py checkpoint=PATH")
+    assert list(tmp_path.iterdir()) == []  # nothing written (before: outputs/evaluate/...)
+    shown = subprocess.run([sys.executable, script, "--help"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120).stdout
+    assert "usage: python scripts/evaluate.py checkpoint=PATH" in shown
+    assert "checkpoint: ???" in shown and "opponent: mcts_maxn" in shown and "games: 300" in shown
+    for training_group in ("hardware", "optimizer", "selfplay", "b10c128"):  # training's, not its own
+        assert training_group not in shown

@@ -64,7 +64,14 @@ def test_errors_name_the_problem_and_change_nothing():
                       ("boardsize nine", "not an integer"), ("komi lots", "not a number"),
                       ("komi nan", "not a finite"), ("fly", "unknown command: fly"),
                       ("time_settings 1 2", "expected time_settings"), ("12", "no command"),
-                      ("² name", "unknown command: ²")):
+                      ("² name", "unknown command: ²"),
+                      # GTP defines no arguments for these (before: "undo 3" undid one move).
+                      ("undo 3", "syntax error: undo takes no arguments"),
+                      ("clear_board x", "syntax error: clear_board takes no arguments"),
+                      ("final_score extra", "syntax error: final_score takes no arguments"),
+                      ("showboard 1", "syntax error: showboard takes no arguments"),
+                      ("name x", "syntax error: name takes no arguments"),
+                      ("komi 82", "unacceptable komi: 82"), ("komi -1e9", "unacceptable komi")):
         response = ask(e, line)
         assert response.startswith("?") and why in response, (line, response)
     assert np.array_equal(e.state.buf, before) and e.history == history
@@ -114,3 +121,18 @@ def test_command_line_engine_plays_over_pipes():
     replies = out.split("\n\n")
     assert replies[:3] == ["=", "=", "="] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])
     assert replies[4].startswith("= ") and replies[5] == "="
+
+
+def test_command_line_refuses_bad_numbers_naming_the_option():
+    """Before: --playouts -5 was answered '--playouts 0 needs --time'."""
+    for args, message in ((["--playouts", "-5"], "error: --playouts must be >= 0, not -5"),
+                          (["--playouts", "0"], "error: --playouts 0 needs --time"),
+                          (["--time", "-1"], "error: --time must be > 0, not -1.0"),
+                          (["--k", "0"], "error: --k must be > 0, not 0.0"),
+                          (["--komi", "100"], "error: --komi: unacceptable komi: 100"),
+                          (["--size", "30"], "error: --size 30 is not in [2, 25]")):
+        done = subprocess.run([sys.executable, "-m", "blokuszero.games.go.gtp", *args], input="name\n",
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 1 and done.stderr.strip().startswith(message), (args, done.stderr)
+        assert done.stdout == ""

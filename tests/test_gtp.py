@@ -53,12 +53,17 @@ def ask(engine: BlokusGtpEngine, line: str) -> tuple[bool, str]:
     ("play 1 z9", "not a square"),
     ("play 0 a20", "invalid color '0'"),
     ("play purple a20", "invalid color 'purple'"),
-    ("play 1", "expected 2 argument"),
-    ("play 1 a20 b20", "expected 2 argument"),
+    ("play 1", "syntax error: expected play <color> <move>"),
+    ("play 1 a20 b20", "syntax error: expected play <color> <move>"),
     ("play 1 pass", "cannot pass: it has legal moves"),
     ("play 2 a20", "covers an occupied square"),
     ("play 2 a19", "corner"),
-    ("genmove", "expected 1 argument"),
+    ("genmove", "syntax error: expected genmove <color>"),
+    ("clear_board x", "syntax error: clear_board takes no arguments"),
+    ("final_score extra", "syntax error: final_score takes no arguments"),
+    ("name x", "syntax error: name takes no arguments"),
+    ("protocol_version 2", "syntax error: protocol_version takes no arguments"),
+    ("known_command", "syntax error: expected known_command COMMAND"),
     ("all_legal 9", "invalid color"),
     ("set_random_seed -3", "invalid seed"),
     ("undo_everything", "unknown command: undo_everything"),
@@ -141,6 +146,10 @@ def test_command_line_help_and_bad_options():
         assert option in help_text
     for args, message in [(["--checkpoint", "missing.pt"], "checkpoint missing.pt does not exist"),
                           (["--set", "simulation=5"], "unknown option(s) ['simulation']"),
+                          # before: a 21-line TypeError traceback
+                          (["--set", "simulations=abc"], "blokuszero-gtp: simulations must be int, not 'abc'"),
+                          (["--simulations", "-5"], "blokuszero-gtp: simulations must be >= 0, not -5"),
+                          (["--threads", "0"], "--threads must be >= 1, not 0"),
                           (["--preset", "alphago"], "invalid choice")]:
         done = subprocess.run([*ENGINE, *args], capture_output=True, text=True, input="name\n")
         assert done.returncode != 0 and message in done.stderr and done.stdout == ""

@@ -20,6 +20,16 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+def test_wilson_interval_contains_the_estimate_exactly():
+    """Before: k of k wins had an upper bound just below 1.0 (k = 4, 10, 14, ...), which crashed
+    evaluate.py's plot with a negative error bar."""
+    for games in range(1, 401):
+        for wins in (0, games // 3, games):
+            low, high = wilson_interval(wins, games)
+            assert 0.0 <= low <= wins / games <= high <= 1.0, (wins, games)
+        assert wilson_interval(games, games)[1] == 1.0 and wilson_interval(0, games)[0] == 0.0
+
+
 def test_mcts_maxn_preset_is_the_papers_baseline():
     spec = resolve_spec({"preset": "mcts_maxn"})
     assert spec == {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2,
@@ -31,7 +41,16 @@ def test_mcts_maxn_preset_is_the_papers_baseline():
     ({"preset": "muzero"}, "unknown player preset 'muzero'"),
     ({"kind": "mcts", "simulation": 5}, r"unknown option\(s\) \['simulation'\]"),
     ({}, "needs a preset or a kind"),
-    ({"preset": "uct", "selection": "ucb2"}, "unknown selection rule 'ucb2'"),
+    ({"preset": "uct", "selection": "ucb2"}, r"selection must be one of \['progressive_history', 'puct', 'rave', 'ucb1'\], not 'ucb2'"),
+    # Types and ranges are checked before anything is built (before: a TypeError deep in MCTS).
+    ({"preset": "uct", "simulations": "abc"}, "^simulations must be int, not 'abc'$"),
+    ({"preset": "uct", "simulations": -5}, "^simulations must be >= 0, not -5$"),
+    ({"preset": "uct", "simulations": 0}, "simulations >= 1 or a time_limit"),
+    ({"preset": "uct", "c": -1}, "^c must be >= 0, not -1$"),
+    ({"preset": "mcts_maxn", "epsilon": 2.0}, "^epsilon must be <= 1, not 2.0$"),
+    ({"preset": "brs", "node_limit": 0}, "^node_limit must be >= 1, not 0$"),
+    ({"preset": "alphazero", "q_init": "max"}, r"^q_init must be one of \['parent'\], not 'max'$"),
+    ({"preset": "uct", "reuse_tree": "yes"}, "^reuse_tree must be bool, not 'yes'$"),
 ])
 def test_bad_player_specs(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -45,6 +64,18 @@ def test_bad_match_settings(tmp_path):
         run_match(Match("tictactoe", ["a", "b"], {"a": {"preset": "random"}}), 1, 0, tmp_path)
     with pytest.raises(ValueError, match="player 'a': unknown option"):
         run_match(Match("tictactoe", ["a", "a"], {"a": {"preset": "random", "depth": 3}}), 1, 0, tmp_path)
+    with pytest.raises(ValueError, match="player 'a': simulations must be int, not 'many'"):
+        run_match(Match("tictactoe", ["a", "a"], {"a": {"preset": "uct", "simulations": "many"}}), 1, 0,
+                  tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
+    match = Match("tictactoe", ["a", "a"], {"a": {"preset": "random"}})
+    for options, message in (({"games": -3}, "games must be >= 1, not -3"), ({"workers": 0}, "workers must be >= 1"),
+                             ({"seed": -1}, "seed must be >= 0"), ({"backend": "mpi"}, "backend must be one of")):
+        with pytest.raises(ValueError, match=message):
+            run_match(match, **{"games": 1, "seed": 0, "out_dir": tmp_path / "bad", **options})
+    with pytest.raises(ValueError, match="random_opening_moves must be >= 0, not -1"):
+        run_match(Match("tictactoe", ["a", "a"], {"a": {"preset": "random"}}, -1), 1, 0, tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
 
 
 def test_arena_is_reproducible_and_stores_every_game(tmp_path):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -106,6 +107,22 @@ def test_buffer_persists_samples_and_drops(tmp_path):
     assert ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path).num_games == 1  # shards of dropped games gone
 
 
+def test_buffer_counts_every_game_it_ever_received(tmp_path):
+    """The run's count of games played comes from the buffer (before: from the checkpoint, which
+    missed the games that landed after it)."""
+    games = self_play_games(4)
+    buffer = ReplayBuffer(capacity=3, directory=tmp_path, shard_games=2)
+    for g in games:
+        buffer.add(g)
+    buffer.flush()
+    positions = sum(g.num_positions for g in games)
+    again = ReplayBuffer(capacity=3, directory=tmp_path)
+    assert (again.games_added, again.positions_added) == (4, positions)
+    again.drop_oldest(3)  # every shard deleted: the totals stay in oldest.json
+    assert not list(tmp_path.glob("shard_*.npz"))
+    assert ReplayBuffer(capacity=3, directory=tmp_path).games_added == 4
+
+
 def test_network_overfits_a_fixed_batch():
     torch.manual_seed(0)
     buffer = ReplayBuffer(capacity=10, encoder=BLOKUS)
@@ -165,13 +182,60 @@ def test_checkpoints_rotate(tmp_path):
 def test_bad_config_names_the_key(tmp_path):
     config = tiny_config(tmp_path)
     config["train"]["steps"] = 5
-    with pytest.raises(ValueError, match=r"config group 'train': unknown key\(s\) \['steps'\]"):
+    with pytest.raises(ValueError, match=r"^train.steps is not a setting; known: \['augment'"):
         Trainer(config, tmp_path)
     config = tiny_config(tmp_path, "optimizer.momentum=fast")
-    with pytest.raises(ValueError, match="config group 'optimizer': momentum must be float, not 'fast'"):
+    with pytest.raises(ValueError, match="^optimizer.momentum must be float, not 'fast'$"):
         Trainer(config, tmp_path)
     for overrides in ((), ("hardware=gpu8", "experiment=paper")):  # the shipped configs pass
         Trainer(tiny_config(tmp_path, *overrides), tmp_path)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("search.simulations=-5", "search.simulations must be >= 1, not -5"),
+    ("search.simulations=abc", "search.simulations must be int, not 'abc'"),
+    ("search.simulations=2 selfplay.leaves_per_tree=2",
+     "search.simulations must be more than selfplay.leaves_per_tree (2), not 2"),
+    ("search.q_init=maybe", "search.q_init must be one of ['parent'], not 'maybe'"),
+    ("search.dirichlet_epsilon=1.5", "search.dirichlet_epsilon must be <= 1, not 1.5"),
+    ("train.schedule=fast", "train.schedule must be one of ['async', 'paper'], not 'fast'"),
+    ("optimizer.batch_size=0", "optimizer.batch_size must be >= 1, not 0"),
+    ("hardware.actors=0", "hardware.actors must be >= 1, not 0"),
+    ("model=b2c32conv model.name=b99", "model.name must be one of"),
+    ("eval=small eval.opponent.preset=nobody", "eval.opponent is not a valid player: unknown player preset"),
+    ("+surprise=1", "surprise is not a setting"),
+])
+def test_bad_settings_are_refused_before_anything_starts(tmp_path, override, message):
+    run_dir = tmp_path / "run"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Trainer(tiny_config(run_dir, *override.split()), run_dir)
+    assert not run_dir.exists()
+
+
+def test_train_py_refuses_a_bad_setting_in_one_line_and_writes_nothing(tmp_path):
+    """Before: the check came after Ray started (a Ray-actor traceback) and left runs/<name>."""
+    run_dir = tmp_path / "run"
+    done = subprocess.run([sys.executable, str(ROOT / "train.py"), f"run_dir={run_dir}", "search.simulations=-5"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "train.py: search.simulations must be >= 1, not -5"
+    assert not run_dir.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_schema_matches_the_config_files():
+    """Every key of every conf/ group file is a field of its schema, and every field is set by
+    the default config (so the YAML files and the dataclasses cannot drift apart)."""
+    from blokuszero.rl.config import RunConfig
+
+    schema = OmegaConf.structured(RunConfig)  # the dataclasses are Hydra structured configs
+    for group_dir in (ROOT / "conf").iterdir():
+        if group_dir.is_dir() and group_dir.name != "experiment":
+            for path in group_dir.glob("*.yaml"):
+                keys = set(OmegaConf.load(path)) - {"defaults"}
+                assert keys <= set(schema[group_dir.name]), path
+    composed = tiny_config(Path("/nonexistent"))
+    assert {k: set(v) if isinstance(v, dict) else None for k, v in composed.items() if k != "eval"} == \
+        {k: set(schema[k]) if OmegaConf.is_dict(schema[k]) else None for k in schema if k != "eval"}
 
 
 def test_tiny_run_killed_and_resumed(tmp_path, request):
@@ -204,10 +268,56 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
             assert torch.equal(resumed[key]["momentum_buffer"], value["momentum_buffer"])
         assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
     finally:
-        trainer.writer.close()
+        trainer.metrics.close()
     summary = Trainer(tiny_config(run_dir), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]
+
+
+def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
+                           *overrides], cwd=run_dir.parent, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_changes_nothing(
+        tmp_path, request, capsys):
+    run_dir = tmp_path / "run"
+    done = _train_py(run_dir, "train.total_steps=10")
+    assert done.returncode == 0, done.stderr[-3000:]
+    # Only our lines: before, Ray's token-authentication warning and a core_worker error line.
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert all(line.startswith(("[train] ", "done: ")) for line in lines), lines
+    summary = json.loads((run_dir / "summary.json").read_text())
+    _, final = latest_checkpoint(run_dir / "checkpoints")
+    buffer = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    # One source of truth: the last checkpoint is written after the last game is in.
+    assert final["counters"]["games"] == summary["games"] == buffer.games_added == 6
+    assert final["counters"]["positions"] == summary["positions"] == buffer.positions_added
+
+    files = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")}
+    again = _train_py(run_dir, "train.total_steps=10")
+    assert again.returncode == 0 and "is finished: step 10 of train.total_steps=10" in again.stdout
+    assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")} == files  # nothing written
+
+    # Games that reached the buffer after the newest checkpoint (a run killed between the two)
+    # are counted on resume; a changed setting is reported; each start's config is archived.
+    extra = self_play_games(2, seed=5)
+    late = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    for g in extra:
+        late.add(g)
+    late.flush()
+    request.getfixturevalue("ray_session")
+    capsys.readouterr()
+    trainer = Trainer(tiny_config(run_dir, "train.total_steps=20"), run_dir)
+    trainer._start()
+    trainer.metrics.close()
+    said = capsys.readouterr().out
+    assert trainer.counters["games"] == 8
+    assert "the buffer holds 2 games played after the checkpoint: 8 games played in all" in said
+    assert "settings that differ from ckpt_000000010.pt's: " in said and "train.total_steps: 10 -> 20" in said
+    archived = sorted((run_dir / "configs").iterdir())
+    assert len(archived) == 2 and json.loads(archived[1].read_text())["step"] == 10
 
 
 def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):

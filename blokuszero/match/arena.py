@@ -20,11 +20,14 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from ..cluster import start_ray
+from ..files import write_atomic
 from ..games.base import Game, State
 from ..games.registry import make_game
 from ..players.base import Player, Resign
-from ..protocols.gtp import GtpError
 from ..players.factory import make_player, resolve_spec
+from ..protocols.gtp import GtpError
+from ..settings import check_value
 from .referee import GtpReferee
 from .stats import wilson_interval
 
@@ -47,8 +50,8 @@ class Match:
 
     def check(self) -> None:
         """ValueError naming what is wrong, before any game starts."""
-        if self.seating not in SEATINGS:
-            raise ValueError(f"seating {self.seating!r} is not one of {SEATINGS}")
+        check_value("random_opening_moves", self.random_opening_moves, int, low=0)
+        check_value("seating", self.seating, str, choices=SEATINGS)
         game = self.make_game()
         if self.referee is not None and game.name != "go":
             raise ValueError(f"a referee scores Go games, not {self.game}")
@@ -267,23 +270,13 @@ def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
     return sorted(records.values(), key=lambda r: r["index"])
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend: str,
                 gpus_per_worker: float, ray_address: str | None) -> Iterator[dict]:
     """Records of the games ``jobs`` = [(index, seed)], in the order they finish."""
     if backend == "ray":
         import ray
 
-        owns_ray = not ray.is_initialized()
-        if owns_ray:
-            # "local" starts a new instance even if another one runs on this machine.
-            ray.init(address=ray_address or "local", num_cpus=workers if ray_address is None else None,
-                     include_dashboard=False, log_to_driver=False)
+        owns_ray = start_ray(ray_address, workers)
         try:
             # Ray gives each task num_cpus=1 one math-library thread; a GPU share makes the
             # task see its GPU, so an alphazero player with device: cuda runs there.
@@ -325,20 +318,23 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     ``gpus_per_worker`` GPU each; ``workers`` CPUs when Ray is started here).
     """
     match.check()
-    if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {BACKENDS}")
+    check_value("games", games, int, low=1)
+    check_value("seed", seed, int, low=0)
+    check_value("workers", workers, int, low=1)
+    check_value("backend", backend, str, choices=BACKENDS)
+    check_value("gpus_per_worker", gpus_per_worker, float, low=0)
     out_dir = Path(out_dir)
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
     records = _resume(match, seed, games, out_dir) if resume else []
     # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
     # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
-    _write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
     suffix = SGF_SUFFIX.get(match.make_game().name, ".sgf")
     kept = {f"game_{r['index']:05d}{suffix}" for r in records}
     for old in (out_dir / "games").glob(f"game_*{suffix}"):
         if old.name not in kept:
             old.unlink()
-    _write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
+    write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
     watched = match.seats[0]
     bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",
                desc=label or f"{match.game} arena")
@@ -352,7 +348,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
         with open(out_dir / "games.jsonl", "a") as f:
             f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
         if "sgf" in record:
-            (out_dir / "games" / f"game_{record['index']:05d}{suffix}").write_text(record["sgf"])
+            write_atomic(out_dir / "games" / f"game_{record['index']:05d}{suffix}", record["sgf"])
         show_rate()
         bar.update()
         if on_record:
@@ -376,7 +372,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
                         "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None,
                         "cpu_seconds_per_game": float(np.mean([r["cpu_seconds"] for r in played]))
                         if played else None}
-    _write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
+    write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import write_atomic
 from ..games.registry import make_game
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
 from ..players.factory import resolve_spec
@@ -131,6 +132,18 @@ def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def write_curve(curve: Sequence[Mapping[str, Any]], out_dir: str | Path, title: str,
+                report: Callable[[str], None] = print) -> None:
+    """``curve.json`` and ``curve.png`` in ``out_dir``. The figures are the result: a plot that
+    fails is reported, never what fails the evaluation."""
+    out_dir = Path(out_dir)
+    write_atomic(out_dir / "curve.json", json.dumps({"title": title, "points": list(curve)}, indent=2))
+    try:
+        plot_curve(curve, out_dir / "curve.png", title)
+    except Exception as err:  # noqa: BLE001 - matplotlib's errors are many and none matters here
+        report(f"no curve.png: the plot failed ({type(err).__name__}: {err}); the figures are in curve.json")
+
+
 def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str) -> None:
     """Win rate against training step with 95% intervals (as the paper's figure 10), as PNG."""
     import matplotlib
@@ -141,8 +154,9 @@ def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str)
     points = sorted(curve, key=lambda p: p["step"])
     steps = [p["step"] for p in points]
     rates = [100 * p["win_rate"] for p in points]
-    errors = [[100 * (p["win_rate"] - p["ci_low"]) for p in points],
-              [100 * (p["ci_high"] - p["win_rate"]) for p in points]]
+    # Bars never below zero length, even for intervals from older files that missed the estimate.
+    errors = [[100 * max(0.0, p["win_rate"] - p["ci_low"]) for p in points],
+              [100 * max(0.0, p["ci_high"] - p["win_rate"]) for p in points]]
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     ax.errorbar(steps, rates, yerr=errors, marker="o", capsize=4, label="BlokusZero (95% interval)")
     # Four equal players: a seat wins 25% of games, a little more with shared first places.

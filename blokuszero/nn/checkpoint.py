@@ -1,8 +1,7 @@
 """Checkpoints: written atomically, verified by digest, rotated; the newest good one resumes.
 
 Each checkpoint is ``ckpt_STEP.pt`` (torch.save of a dict of tensors and plain values) and
-``ckpt_STEP.sha256`` (its digest), each written to a temp file and moved into place with
-``os.replace``; the digest goes last, so a checkpoint whose digest is missing or differs was
+``ckpt_STEP.sha256`` (its digest), each written atomically (:func:`blokuszero.files.write_atomic`); the digest goes last, so a checkpoint whose digest is missing or differs was
 torn or damaged and is reported and skipped, never loaded.
 """
 
@@ -10,23 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+from ..files import write_atomic
+
 _NAME = re.compile(r"ckpt_(\d{9})\.pt")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def save_checkpoint(directory: str | Path, step: int, payload: dict, keep: int = 3) -> Path:
@@ -37,8 +28,8 @@ def save_checkpoint(directory: str | Path, step: int, payload: dict, keep: int =
     torch.save(payload, buffer)
     data = buffer.getvalue()
     path = directory / f"ckpt_{step:09d}.pt"
-    _write_atomic(path, data)
-    _write_atomic(path.with_suffix(".sha256"), hashlib.sha256(data).hexdigest().encode())
+    write_atomic(path, data)
+    write_atomic(path.with_suffix(".sha256"), hashlib.sha256(data).hexdigest().encode())
     for old in checkpoint_paths(directory)[keep:]:
         old.unlink(missing_ok=True)
         old.with_suffix(".sha256").unlink(missing_ok=True)

@@ -7,6 +7,7 @@ options are an error that names them.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -20,6 +21,7 @@ from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory
+from ..settings import check_value
 from .base import Player, RandomPlayer
 from .gtp_player import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
@@ -71,6 +73,24 @@ _OPTIONS = {
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
 
+# Type and allowed values of every option: the search configs' fields by their annotations, the
+# rest here; checked by resolve_spec, so that a bad option stops a program before it starts.
+_OPTION_TYPES: dict[str, Any] = {
+    **typing.get_type_hints(MCTSConfig), **typing.get_type_hints(DepthFirstConfig),
+    "selection": str, "c": float, "w": float, "c_base": float, "c_init": float, "q_init": float | str,
+    "playout": str, "epsilon": float, "temperature_moves": int, "form": str, "c_rave": float,
+    "k_rave": float, "k": float, "l": float, "beta_unweighted": bool, "first_play_urgency": float,
+    "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
+    "command": str}
+_OPTION_RANGES: dict[str, dict[str, Any]] = {
+    "simulations": {"low": 0}, "time_limit": {"above": 0}, "expand_threshold": {"low": 0},
+    "dirichlet_epsilon": {"low": 0, "high": 1}, "dirichlet_alpha": {"above": 0}, "max_depth": {"low": 1},
+    "node_limit": {"low": 1}, "selection": {"choices": SELECTION_RULES}, "c": {"low": 0}, "w": {"low": 0},
+    "c_base": {"above": 0}, "c_init": {"low": 0}, "q_init": {"choices": ("parent",)},
+    "epsilon": {"low": 0, "high": 1}, "temperature_moves": {"low": 0}, "c_rave": {"low": 0},
+    "k_rave": {"low": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
+    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")}}
+
 
 def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
     """A selection rule by name, with the options it takes from ``options``; RAVE also takes
@@ -87,7 +107,8 @@ def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
 
 
 def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The preset's settings overridden by ``spec``'s, checked for unknown names."""
+    """The preset's settings overridden by ``spec``'s, checked: ValueError names an unknown
+    option or one of the wrong type or out of range."""
     spec = dict(spec)
     preset = spec.pop("preset", None)
     if preset is not None and preset not in PRESETS:
@@ -100,6 +121,13 @@ def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown option(s) {sorted(unknown)} for a {kind} player; "
                          f"known: {sorted(_OPTIONS[kind])}")
+    for key, value in merged.items():
+        check_value(key, value, _OPTION_TYPES[key], **_OPTION_RANGES.get(key, {}))
+    # The search configs check how their settings go together (e.g. simulations or a time limit).
+    if kind in ("mcts", "alphazero"):
+        MCTSConfig(**{k: v for k, v in merged.items() if k in _MCTS_FIELDS})
+    elif kind == "depth_first":
+        DepthFirstConfig(**{k: v for k, v in merged.items() if k in _DEPTH_FIRST_FIELDS})
     return {"kind": kind, **merged}
 
 

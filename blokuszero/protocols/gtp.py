@@ -13,7 +13,9 @@ import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from typing import TextIO
+from typing import IO
+
+from .lines import BadLine, decode_line, read_lines, write_text
 
 
 class GtpError(Exception):
@@ -41,6 +43,14 @@ def parse_command(line: str) -> tuple[str, str, list[str]] | None:
     return ident, words[0], words[1:]
 
 
+def expect_arguments(args: list[str], count: int, usage: str) -> list[str]:
+    """``args`` if there are exactly ``count`` of them; else a GtpError (GTP's syntax error)
+    quoting ``usage``. Commands GTP defines without arguments refuse extra ones too."""
+    if len(args) != count:
+        raise GtpError(f"syntax error: expected {usage}")
+    return args
+
+
 def format_response(ident: str, ok: bool, text: str) -> str:
     """One answer on the wire. Empty lines inside ``text`` would end the answer early, so they
     go; a leading newline stays (a board then starts on the line after the ``=``)."""
@@ -48,6 +58,15 @@ def format_response(ident: str, ok: bool, text: str) -> str:
     body = "\n".join([first.strip(), *(line.rstrip() for line in rest if line.strip())])
     separator = "" if not body or body.startswith("\n") else " "  # no space before a line break
     return f"{'=' if ok else '?'}{ident}{separator}{body}\n\n"
+
+
+def no_arguments(name: str, respond: Callable[[], str]) -> Handler:
+    """A handler for a command that takes no arguments (``name``, ``clear_board``, ...)."""
+    def handler(args: list[str]) -> str:
+        if args:
+            raise GtpError(f"syntax error: {name} takes no arguments")
+        return respond()
+    return handler
 
 
 class GtpEngine:
@@ -60,15 +79,20 @@ class GtpEngine:
 
     def __init__(self, handlers: Mapping[str, Handler]) -> None:
         self.handlers: dict[str, Handler] = {
-            "protocol_version": lambda args: "2",
-            "known_command": lambda args: str(len(args) == 1 and args[0] in self.handlers).lower(),
-            "list_commands": lambda args: "\n".join(sorted(self.handlers)),
-            "quit": lambda args: "",
+            "protocol_version": no_arguments("protocol_version", lambda: "2"),
+            "known_command": lambda args: str(expect_arguments(args, 1, "known_command COMMAND")[0]
+                                              in self.handlers).lower(),
+            "list_commands": no_arguments("list_commands", lambda: "\n".join(sorted(self.handlers))),
+            "quit": no_arguments("quit", lambda: ""),
             **handlers}
         self.finished = False
 
-    def answer(self, line: str) -> str | None:
-        """The wire answer to one input line (None for a blank or comment line)."""
+    def answer(self, line: str | BadLine) -> str | None:
+        """The wire answer to one input line (None for a blank or comment line); a line that
+        could not be read (:class:`~.lines.BadLine`) is refused, with its id if one is legible."""
+        if isinstance(line, BadLine):
+            parsed = parse_command(line.text)
+            return format_response(parsed[0] if parsed else "", False, line.reason)
         parsed = parse_command(line)
         if parsed is None:
             return None
@@ -88,13 +112,13 @@ class GtpEngine:
             self.finished = True
         return format_response(ident, True, text)
 
-    def serve(self, inp: TextIO, out: TextIO) -> None:
-        """Answer commands from ``inp`` on ``out`` until ``quit`` or the end of the input."""
-        for line in inp:
+    def serve(self, inp: IO, out: IO) -> None:
+        """Answer commands from ``inp`` on ``out`` (byte or text streams; bytes are read and
+        written as UTF-8 whatever the locale) until ``quit`` or the end of the input."""
+        for line in read_lines(inp):
             response = self.answer(line)
             if response is not None:
-                out.write(response)
-                out.flush()
+                write_text(out, response)
             if self.finished:
                 break
 
@@ -111,17 +135,17 @@ class GtpClient:
         if not argv:
             raise ValueError("the GTP engine command line is empty")
         self.name = name or argv[0]
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+b")
         try:
             self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=self._stderr, text=True, bufsize=1)
+                                            stderr=self._stderr)
         except OSError as err:
             self._stderr.close()
             raise ValueError(f"cannot start GTP engine {argv!r}: {err}") from None
 
     def _stderr_tail(self, chars: int = 2000) -> str:
         self._stderr.seek(0)
-        tail = self._stderr.read()[-chars:].strip()
+        tail = self._stderr.read()[-4 * chars:].decode("utf-8", "replace")[-chars:].strip()
         return f"; its standard error ends:\n{tail}" if tail else ""
 
     def send(self, command: str) -> str:
@@ -129,18 +153,20 @@ class GtpClient:
         if "\n" in command:
             raise ValueError(f"a GTP command is one line, got {command!r}")
         try:
-            self.process.stdin.write(command + "\n")
-            self.process.stdin.flush()
+            write_text(self.process.stdin, command + "\n")
         except (BrokenPipeError, ValueError):
             raise GtpError(f"GTP engine {self.name} is not running (exit code "
                            f"{self.process.poll()}){self._stderr_tail()}") from None
         lines = []
         while True:
-            line = self.process.stdout.readline()
-            if not line:
+            raw = self.process.stdout.readline()
+            if not raw:
                 raise GtpError(f"GTP engine {self.name} ended while answering {command!r} (exit "
                                f"code {self.process.wait()}){self._stderr_tail()}")
-            line = line.rstrip("\r\n")
+            line = decode_line(raw)
+            if isinstance(line, BadLine):
+                raise GtpError(f"GTP engine {self.name} answered {command!r} with a bad line "
+                               f"({line.reason}): {line.text!r}")
             if not line and lines:
                 break
             if line or lines:

@@ -25,7 +25,7 @@ class SelfPlayWorker:
     """Plays games of ``game`` (a registry name) with the newest weights it was given and sends
     them to the buffer."""
 
-    def __init__(self, game: str, model_name: str, settings: SelfPlaySettings, buffer, seed: int,
+    def __init__(self, game: str, model_name: str, settings: SelfPlaySettings, seed: int,
                  device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1) -> None:
         torch.set_num_threads(threads)
         context = ray.get_runtime_context()
@@ -35,17 +35,17 @@ class SelfPlayWorker:
         self.evaluator = NetworkEvaluator(build_model(model_name, game), make_encoder(rules),
                                           device=device, half=half, cache_size=cache_size)
         self.selfplay = LockstepSelfPlay(rules, self.evaluator, settings, seed)
-        self.buffer = buffer
         self.version = -1
 
-    def play(self, num_games: int, weights: dict, version: int) -> dict:
-        """Play ``num_games`` games with weights ``version``; return the statistics."""
+    def play(self, num_games: int, weights: dict, version: int, buffer) -> dict:
+        """Play ``num_games`` games with weights ``version``, each sent to the ``buffer`` actor
+        as it ends; return the statistics."""
         if version != self.version:
             self.evaluator.set_weights(weights, version)
             self.selfplay.weights_version = version
             self.version = version
         pending = []
-        stats = self.selfplay.play(num_games, on_game=lambda g: pending.append(self.buffer.add.remote(g)))
+        stats = self.selfplay.play(num_games, on_game=lambda g: pending.append(buffer.add.remote(g)))
         ray.get(pending)  # the games are in the buffer before the task reports done
         out = {k: v for k, v in asdict(stats).items() if k != "last_game"}
         out["last_game"] = stats.last_game

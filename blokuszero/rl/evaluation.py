@@ -10,32 +10,13 @@ in ``run_dir/eval/<run>@<step>/``) and the trainer logs ``eval/win_rate`` and it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import ray
 
 from ..match.evaluation import Candidate, evaluate
-
-
-def _default_opponent() -> dict[str, Any]:
-    return {"preset": "mcts_maxn", "simulations": 200}
-
-
-@dataclass(frozen=True)
-class EvalSettings:
-    enabled: bool = False  # off: no evaluator actor
-    every_steps: int = 1_000  # least training steps between two evaluated checkpoints
-    final: bool = True  # also evaluate the last step of the run (waits for it)
-    games: int = 40  # games per evaluation
-    simulations: int = 200  # BlokusZero's simulations per move
-    opponent: dict = field(default_factory=_default_opponent)  # player spec of the 3 other seats
-    random_opening_moves: int = 4
-    workers: int = 1  # processes the evaluator plays in (1: in the actor itself)
-    num_cpus: float = 1.0  # Ray CPUs the evaluator holds
-    num_gpus: float = 0.0  # Ray GPU share of the evaluator
-    device: str = "cpu"  # where the evaluated network runs
+from .config import EvalSettings
 
 
 class Evaluator:

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from ..nn.loss import policy_value_loss
+from .config import LearnerSettings
 from .replay import TrainingBatch
 
-
-@dataclass(frozen=True)
-class LearnerSettings:
-    batch_size: int = 64  # minibatch (SPEC §3)
-    learning_rate: float = 1e-3
-    lr_drop_step: int = 40_001  # from this step on, lr_after (SPEC §3: 1e-4 from step 40,001)
-    lr_after: float = 1e-4
-    momentum: float = 0.9
-    weight_decay: float = 1e-4
+__all__ = ["Learner", "LearnerSettings"]
 
 
 class Learner:

@@ -1,7 +1,7 @@
 """The replay buffer: the newest games, positions sampled uniformly, persisted in shards.
 
 Games are written to ``directory`` in shard files of up to ``shard_games`` games (atomically:
-temp file, then ``os.replace``); a partly filled shard is written at least every
+:func:`blokuszero.files.write_atomic`); a partly filled shard is written at least every
 ``flush_seconds``, so a crash loses at most the games of the last few seconds. On start the
 buffer loads every shard in the directory and keeps the newest ``capacity`` games; shards
 whose games have all been dropped are deleted.
@@ -13,7 +13,6 @@ visit shares (:attr:`ReplayBuffer.nbytes`; BENCHMARKS.md gives the size of 10,00
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections import deque
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import write_atomic
 from ..games.encoding import Encoder
 from .records import GameRecord
 
@@ -59,7 +59,9 @@ class ReplayBuffer:
         self.shard_games = shard_games
         self.flush_seconds = flush_seconds
         self.games: deque[tuple[tuple[int, int], GameRecord]] = deque()  # ((shard, index), game), oldest first
-        self.games_added = 0  # games added since this buffer object was made
+        # Games and positions ever added to this buffer (its directory), kept in every shard and in
+        # oldest.json: the run's count of self-play played, whatever checkpoint it resumes from.
+        self.games_added = 0
         self.positions_added = 0
         self._pending: list[GameRecord] = []
         self._pending_since = 0.0
@@ -110,10 +112,9 @@ class ReplayBuffer:
             arrays = {}
             for i, game in enumerate(self._pending):
                 arrays.update(game.to_arrays(f"g{i}_"))
-            path = self.directory / f"shard_{shard:08d}.npz"
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, count=len(self._pending), **arrays)
-            os.replace(tmp, path)
+            write_atomic(self.directory / f"shard_{shard:08d}.npz",
+                         lambda f: np.savez(f, count=len(self._pending), games_total=self.games_added,
+                                            positions_total=self.positions_added, **arrays))
         self.games.extend(((shard, i), g) for i, g in enumerate(self._pending))
         self._pending = []
         self._cumulative = None
@@ -133,9 +134,9 @@ class ReplayBuffer:
         if self.directory is None:
             return
         shard, index = self.games[0][0] if self.games else (self._next_shard, 0)
-        tmp = self.directory / "oldest.json.tmp"
-        tmp.write_text(json.dumps({"shard": shard, "index": index}))
-        os.replace(tmp, self.directory / "oldest.json")
+        write_atomic(self.directory / "oldest.json", json.dumps(
+            {"shard": shard, "index": index, "games_total": self.games_added,
+             "positions_total": self.positions_added}))
         for path in self.directory.glob("shard_*.npz"):
             m = _SHARD.fullmatch(path.name)
             if m and int(m.group(1)) < shard:
@@ -145,18 +146,23 @@ class ReplayBuffer:
         oldest = {"shard": 0, "index": 0}
         if (self.directory / "oldest.json").exists():
             oldest = json.loads((self.directory / "oldest.json").read_text())
+        totals = [(oldest.get("games_total", 0), oldest.get("positions_total", 0))]
         shards = sorted((int(m.group(1)), p) for p in self.directory.iterdir()
                         if (m := _SHARD.fullmatch(p.name)))
         for shard, path in shards:
             try:
                 with np.load(path) as data:
                     games = [GameRecord.from_arrays(data, f"g{i}_") for i in range(int(data["count"]))]
+                    if "games_total" in data:  # shards before the totals were kept lack them
+                        totals.append((int(data["games_total"]), int(data["positions_total"])))
             except Exception as err:  # a torn or corrupt shard: report, keep the rest
                 print(f"replay buffer: skipping unreadable shard {path.name}: {err}")
                 continue
             self.games.extend(((shard, i), g) for i, g in enumerate(games)
                               if (shard, i) >= (oldest["shard"], oldest["index"]))
         self._next_shard = shards[-1][0] + 1 if shards else 0
+        kept = (len(self.games), sum(g.num_positions for _, g in self.games))
+        self.games_added, self.positions_added = max(*totals, kept)
         self._trim()
 
     # ---------------------------------------------------------------- sampling

@@ -21,20 +21,22 @@ from ..search.evaluators import Evaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.policies import choose_action, move_temperature
 from ..search.selection import PUCT
+from ..settings import SettingError
+from .config import LockstepSettings, SearchSettings
 from .records import GameRecord, RecordBuilder
 
 
 @dataclass(frozen=True)
-class SelfPlaySettings:
-    simulations: int = 800  # per move (SPEC §3)
-    c_base: float = 19_625.0
-    c_init: float = 1.25
-    q_init: float | str = 0.0  # Q of unvisited children: a number or "parent" (see PUCT)
-    dirichlet_alpha: float = 0.02
-    dirichlet_epsilon: float = 0.25
-    temperature_moves: int = 20  # moves 1..20 sampled by visit count, then argmax
-    leaves_per_tree: int = 1  # > 1 uses virtual loss
-    games_in_parallel: int = 16  # games played in lockstep by one actor
+class SelfPlaySettings(LockstepSettings, SearchSettings):
+    """What an actor needs: the ``search`` group's settings and the ``selfplay`` group's."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # The first round's leaves all stop at the unexpanded root: with no more simulations than
+        # leaves per tree, no child is ever visited and there is no move to choose.
+        if self.simulations <= self.leaves_per_tree:
+            raise SettingError("search.simulations", f"must be more than selfplay.leaves_per_tree "
+                               f"({self.leaves_per_tree}), not {self.simulations}")
 
 
 @dataclass

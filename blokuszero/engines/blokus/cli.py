@@ -53,7 +53,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (default 1: a search evaluates one position at a time)")
     parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, not {args.threads}")
+    return args
 
 
 def player_spec(args: argparse.Namespace) -> dict[str, Any]:

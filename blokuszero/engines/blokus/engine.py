@@ -17,7 +17,7 @@ from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...players.base import Player
-from ...protocols.gtp import GtpEngine, GtpError
+from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
 _COLOUR_WORDS = {**{str(i + 1): i for i in range(T.NUM_COLORS)},
                  **{name.lower(): i for i, name in enumerate(T.COLOR_NAMES)}}
@@ -31,12 +31,6 @@ def parse_colour(text: str) -> int:
     return colour
 
 
-def _arguments(args: list[str], count: int, usage: str) -> list[str]:
-    if len(args) != count:
-        raise GtpError(f"expected {count} argument(s): {usage}")
-    return args
-
-
 class BlokusGtpEngine(GtpEngine):
     """Serves a Blokus player over GTP. ``make_player(seed)`` builds it; ``set_random_seed``
     rebuilds it with the new seed, so that a seeded engine plays the same moves every time."""
@@ -47,19 +41,18 @@ class BlokusGtpEngine(GtpEngine):
         self.state = BlokusState()
         self.engine_name = name
         super().__init__({
-            "name": lambda args: self.engine_name,
-            "version": lambda args: __version__,
-            "clear_board": self._clear_board,
+            "name": no_arguments("name", lambda: self.engine_name),
+            "version": no_arguments("version", lambda: __version__),
+            "clear_board": no_arguments("clear_board", self._clear_board),
             "play": self._play,
             "genmove": self._genmove,
             "all_legal": self._all_legal,
-            "final_score": self._final_score,
-            "showboard": self._showboard,
+            "final_score": no_arguments("final_score", self._final_score),
+            "showboard": no_arguments("showboard", self._showboard),
             "set_random_seed": self._set_random_seed,
         })
 
-    def _clear_board(self, args: list[str]) -> str:
-        _arguments(args, 0, "clear_board")
+    def _clear_board(self) -> str:
         self.state = BlokusState()
         self.player.reset()
         return ""
@@ -74,7 +67,7 @@ class BlokusGtpEngine(GtpEngine):
         self.player.inform(move, colour)
 
     def _play(self, args: list[str]) -> str:
-        colour_text, move_text = _arguments(args, 2, "play <color> <move>")
+        colour_text, move_text = expect_arguments(args, 2, "play <color> <move>")
         colour = parse_colour(colour_text)
         if move_text.lower() == "pass":
             if len(self.state.legal_actions(colour)):
@@ -84,7 +77,7 @@ class BlokusGtpEngine(GtpEngine):
         return ""
 
     def _genmove(self, args: list[str]) -> str:
-        colour = parse_colour(_arguments(args, 1, "genmove <color>")[0])
+        colour = parse_colour(expect_arguments(args, 1, "genmove <color>")[0])
         if len(self.state.legal_actions(colour)) == 0:
             return "pass"
         state = self.state
@@ -95,21 +88,19 @@ class BlokusGtpEngine(GtpEngine):
         return placement_to_string(move)
 
     def _all_legal(self, args: list[str]) -> str:
-        colour = parse_colour(_arguments(args, 1, "all_legal <color>")[0])
+        colour = parse_colour(expect_arguments(args, 1, "all_legal <color>")[0])
         return "\n".join(placement_to_string(int(m)) for m in self.state.legal_actions(colour))
 
-    def _final_score(self, args: list[str]) -> str:
-        _arguments(args, 0, "final_score")
+    def _final_score(self) -> str:
         return " ".join(str(int(s) + T.TOTAL_SQUARES) for s in self.state.scores())
 
-    def _showboard(self, args: list[str]) -> str:
-        _arguments(args, 0, "showboard")
+    def _showboard(self) -> str:
         points = ", ".join(f"{name} {int(s) + T.TOTAL_SQUARES}"
                            for name, s in zip(T.COLOR_NAMES, self.state.scores()))
         return f"\n{self.state}\npoints: {points}"
 
     def _set_random_seed(self, args: list[str]) -> str:
-        text = _arguments(args, 1, "set_random_seed <n>")[0]
+        text = expect_arguments(args, 1, "set_random_seed <n>")[0]
         if not text.isdigit():
             raise GtpError(f"invalid seed {text!r}: expected a non-negative integer")
         self.player = self.make_player(int(text))

@@ -9,8 +9,10 @@ import argparse
 import sys
 
 from ...games.go import GoGame
-from ...players.factory import make_player
-from .engine import GoGtpEngine
+from ...players.factory import make_player, resolve_spec
+from ...protocols.gtp import GtpError
+from ...settings import SettingError
+from .engine import GoGtpEngine, check_komi
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,18 +39,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
     """The engine the command line describes."""
-    if args.playouts < 1 and args.time is None:
+    if not 2 <= args.size <= 25:
+        raise SystemExit(f"error: --size {args.size} is not in [2, 25]")
+    if args.playouts < 0:
+        raise SystemExit(f"error: --playouts must be >= 0, not {args.playouts}")
+    if args.playouts == 0 and args.time is None:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
             "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form}
+    try:
+        resolve_spec(spec)
+        check_komi(args.komi, args.size)
+    except SettingError as err:
+        option = {"simulations": "--playouts", "time_limit": "--time"}.get(err.name, f"--{err.name}")
+        raise SystemExit(f"error: {option} {err.problem}") from None
+    except GtpError as err:
+        raise SystemExit(f"error: --komi: {err}") from None
     counter = iter(range(1 << 30))
 
     def make(game: GoGame):
         seed = None if args.seed is None else args.seed + next(counter)
         return make_player(game, spec, seed)
 
-    if not 2 <= args.size <= 25:
-        raise SystemExit(f"error: --size {args.size} is not in [2, 25]")
     return GoGtpEngine(make, args.size, args.komi, "positional" if args.superko else "simple", args.name)
 
 

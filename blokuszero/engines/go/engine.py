@@ -14,9 +14,15 @@ from collections.abc import Callable
 from ... import __version__
 from ...games.go import GoGame, GoState
 from ...players.base import Player
-from ...protocols.gtp import GtpEngine, GtpError
+from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
+
+
+def check_komi(komi: float, size: int) -> None:
+    """GtpError unless ``|komi|`` is at most the board's area (a larger komi decides every game)."""
+    if abs(komi) > size * size:
+        raise GtpError(f"unacceptable komi: {komi:g} (at most the board's {size * size} points either way)")
 
 
 @dataclasses.dataclass
@@ -62,10 +68,13 @@ class GoGtpEngine(GtpEngine):
         self.engine_name = name
         self.clock = Clock()
         super().__init__({
-            "name": lambda a: self.engine_name, "version": lambda a: __version__,
-            "boardsize": self._boardsize, "clear_board": self._clear_board, "komi": self._komi,
-            "play": self._play, "genmove": self._genmove, "undo": self._undo,
-            "final_score": self._final_score, "showboard": lambda a: "\n" + str(self.state),
+            "name": no_arguments("name", lambda: self.engine_name),
+            "version": no_arguments("version", lambda: __version__),
+            "boardsize": self._boardsize, "clear_board": no_arguments("clear_board", self._clear_board),
+            "komi": self._komi, "play": self._play, "genmove": self._genmove,
+            "undo": no_arguments("undo", self._undo),
+            "final_score": no_arguments("final_score", self._final_score),
+            "showboard": no_arguments("showboard", lambda: "\n" + str(self.state)),
             "time_settings": self._time_settings, "time_left": self._time_left,
         })
         self._new_game(size, komi)
@@ -73,12 +82,7 @@ class GoGtpEngine(GtpEngine):
     def _new_game(self, size: int, komi: float) -> None:
         self.game = GoGame(size, komi, self.ko_rule)
         self.player = self.make_player(self.game)
-        self._clear_board([])
-
-    @staticmethod
-    def _arity(args: list[str], n: int, usage: str) -> None:
-        if len(args) != n:
-            raise GtpError(f"syntax error: expected {usage}")
+        self._clear_board()
 
     @staticmethod
     def _colour(word: str) -> int:
@@ -106,22 +110,23 @@ class GoGtpEngine(GtpEngine):
         state.buf[:] = trial.buf
 
     def _boardsize(self, args: list[str]) -> str:
-        self._arity(args, 1, "boardsize SIZE")
+        expect_arguments(args, 1, "boardsize SIZE")
         size = int(self._number(args[0], int))
         if not 2 <= size <= 25:
             raise GtpError(f"unacceptable size: {size} (2 to 25)")
         self._new_game(size, self.game.komi)
         return ""
 
-    def _clear_board(self, args: list[str]) -> str:
+    def _clear_board(self) -> str:
         self.state = self.game.new_initial_state()
         self.history: list[tuple[int, int]] = []
         self.player.reset()
         return ""
 
     def _komi(self, args: list[str]) -> str:
-        self._arity(args, 1, "komi FLOAT")
+        expect_arguments(args, 1, "komi FLOAT")
         komi = self._number(args[0])
+        check_komi(komi, self.game.size)
         if komi != self.game.komi:
             self.game = GoGame(self.game.size, komi, self.ko_rule)
             self.player = self.make_player(self.game)
@@ -136,7 +141,7 @@ class GoGtpEngine(GtpEngine):
         self.player.reset()
 
     def _play(self, args: list[str]) -> str:
-        self._arity(args, 2, "play COLOUR VERTEX")
+        expect_arguments(args, 2, "play COLOUR VERTEX")
         player = self._colour(args[0])
         try:
             action = self.game.parse_vertex(args[1])
@@ -151,7 +156,7 @@ class GoGtpEngine(GtpEngine):
         return ""
 
     def _genmove(self, args: list[str]) -> str:
-        self._arity(args, 1, "genmove COLOUR")
+        expect_arguments(args, 1, "genmove COLOUR")
         player = self._colour(args[0])
         state = self.state.clone()
         try:
@@ -176,18 +181,18 @@ class GoGtpEngine(GtpEngine):
         self.player.inform(action, player)
         return self.game.vertex(action)
 
-    def _undo(self, args: list[str]) -> str:
+    def _undo(self) -> str:
         if not self.history:
             raise GtpError("cannot undo: no move has been played")
         self._replay(self.history[:-1])
         return ""
 
-    def _final_score(self, args: list[str]) -> str:
+    def _final_score(self) -> str:
         score = self.state.score()
         return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
     def _time_settings(self, args: list[str]) -> str:
-        self._arity(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        expect_arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
         main, byo = self._number(args[0]), self._number(args[1])
         stones = int(self._number(args[2], int))
         if main < 0 or byo < 0 or stones < 0:
@@ -196,7 +201,7 @@ class GoGtpEngine(GtpEngine):
         return ""
 
     def _time_left(self, args: list[str]) -> str:
-        self._arity(args, 3, "time_left COLOUR TIME STONES")
+        expect_arguments(args, 3, "time_left COLOUR TIME STONES")
         player = self._colour(args[0])
         seconds, stones = self._number(args[1]), int(self._number(args[2], int))
         if seconds < 0 or stones < 0:

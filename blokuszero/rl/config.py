@@ -1,0 +1,187 @@
+"""The schema of a training run's config: one frozen dataclass per Hydra config group.
+
+``conf/config.yaml`` composes the groups (``conf/<group>/*.yaml`` hold the named choices); these
+dataclasses are the same groups as structured configs (``OmegaConf.structured(RunConfig)``
+works), each field commented, with its type and allowed range. :func:`load_run_config` checks a
+resolved config against them once, before a run starts anything or writes anything: a wrong
+key, type or value is a one-line :class:`~blokuszero.settings.SettingError` naming the setting
+(``search.simulations must be >= 1, not -5``).
+
+The defaults are SPEC §3's (the paper's run); the CPU default's values are in the YAML files.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..settings import SettingError, Settings, setting
+
+SCHEDULES = ("paper", "async")
+VALUE_TARGETS = ("outcome", "margin")
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class GameSettings(Settings):
+    GROUP = "game"
+    name: str = setting("blokus")  # a registry game with a network encoder: blokus, go9, go13, go19, goN
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from ..games.registry import make_encoder
+
+        try:
+            make_encoder(self.name)
+        except ValueError as err:
+            raise SettingError("name", f"cannot be trained: {err}") from None
+
+
+@dataclass(frozen=True)
+class ModelSettings(Settings):
+    GROUP = "model"
+    name: str = setting("b10c128")  # a named size of nn/model.py (b10c128: the paper's)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from ..nn.model import MODEL_SIZES
+
+        if self.name not in MODEL_SIZES:
+            raise SettingError("name", f"must be one of {sorted(MODEL_SIZES)}, not {self.name!r}")
+
+
+@dataclass(frozen=True)
+class SearchSettings(Settings):
+    """The PUCT MaxN search of self-play (SPEC §3)."""
+
+    GROUP = "search"
+    simulations: int = setting(800, low=1)  # simulations per move
+    c_base: float = setting(19_625.0, above=0)  # C(s) = log((1 + N(s) + c_base) / c_base) + c_init
+    c_init: float = setting(1.25, low=0)  # the exploration rate's value at the root's first visits
+    # Q of an unvisited child: a number (AlphaZero: 0) or "parent" (its parent's value).
+    q_init: float | str = setting(0.0, low=-1, high=1, choices=("parent",))
+    dirichlet_alpha: float = setting(0.02, above=0)  # root noise Dir(alpha) ...
+    dirichlet_epsilon: float = setting(0.25, low=0, high=1)  # ... mixed in with this weight
+    temperature_moves: int = setting(20, low=0)  # moves sampled by visit count, then the most visited
+
+
+@dataclass(frozen=True)
+class LockstepSettings(Settings):
+    """How an actor plays its games together."""
+
+    GROUP = "selfplay"
+    games_in_parallel: int = setting(16, low=1)  # games in lockstep: their leaves form one batch
+    leaves_per_tree: int = setting(1, low=1)  # leaves per tree per batch; > 1 uses virtual loss
+
+
+@dataclass(frozen=True)
+class LearnerSettings(Settings):
+    """SGD with momentum and the paper's learning-rate drop (SPEC §3)."""
+
+    GROUP = "optimizer"
+    batch_size: int = setting(64, low=1)  # minibatch
+    learning_rate: float = setting(1e-3, above=0)  # until step lr_drop_step - 1
+    lr_drop_step: int = setting(40_001, low=1)  # from this step on, lr_after (SPEC §3: 40,001)
+    lr_after: float = setting(1e-4, above=0)  # the rate from lr_drop_step on (SPEC §3: 1e-4)
+    momentum: float = setting(0.9, low=0, high=1)  # SGD momentum (SPEC §3: 0.9)
+    weight_decay: float = setting(1e-4, low=0)  # the c ||theta||^2 term
+
+
+@dataclass(frozen=True)
+class ScheduleSettings(Settings):
+    """How self-play and learning alternate (see :mod:`.schedules`), and what is kept."""
+
+    GROUP = "train"
+    schedule: str = setting("paper", choices=SCHEDULES)  # paper | async
+    total_steps: int = setting(70_000, low=1)  # learner updates of the whole run (SPEC §3: 70,000)
+    buffer_games: int = setting(10_000, low=1)  # replay buffer capacity in games (SPEC §3: 10,000)
+    initial_games: int = setting(10_000, low=0)  # paper: games played before training starts
+    steps_per_iteration: int = setting(1_000, low=1)  # paper: steps between self-play phases
+    games_per_iteration: int = setting(1_000, low=0)  # paper: games dropped and played per phase
+    samples_per_position: float = setting(4.0, above=0)  # async: most training samples per position
+    publish_every: int = setting(100, low=1)  # async: steps between weight versions
+    games_per_task: int = setting(16, low=1)  # games an actor plays before it can take new weights
+    augment: bool = setting(False)  # random board rotations of training positions (not in the paper)
+    # outcome (+1 / -1, the paper's) or margin (graded by the score margin; see records.py).
+    value_target: str = setting("outcome", choices=VALUE_TARGETS)
+    checkpoint_every: int = setting(1_000, low=1)  # steps between checkpoints (and at each phase's end)
+    keep_checkpoints: int = setting(3, low=1)  # newest checkpoints kept
+    log_every: int = setting(50, low=1)  # steps between TensorBoard points
+
+
+@dataclass(frozen=True)
+class HardwareSettings(Settings):
+    GROUP = "hardware"
+    ray_address: str | None = setting(None)  # join this Ray cluster ("auto", "host:6379"); None: start one
+    num_cpus: int | None = setting(None, low=1)  # CPUs of a Ray instance started here (None: all)
+    actors: int = setting(1, low=1)  # self-play actors
+    actor_device: str = setting("cpu", choices=DEVICES)  # where self-play actors run their network
+    gpus_per_actor: float = setting(0.0, low=0)  # Ray GPU share of each actor
+    threads_per_actor: int = setting(1, low=1)  # torch threads in each actor
+    half: bool = setting(False)  # float16 inference on CUDA
+    cache_size: int = setting(0, low=0)  # evaluations cached per actor (transpositions)
+    learner_device: str = setting("cpu", choices=DEVICES)  # where the learner (in the driver) trains
+    learner_threads: int = setting(0, low=0)  # torch threads of the learner (0: torch's default)
+
+
+@dataclass(frozen=True)
+class EvalSettings(Settings):
+    """Evaluation while training runs (see :mod:`.evaluation`)."""
+
+    GROUP = "eval"
+    enabled: bool = setting(False)  # off: no evaluator actor
+    every_steps: int = setting(1_000, low=1)  # least training steps between two evaluated checkpoints
+    final: bool = setting(True)  # also evaluate the last step of the run (waits for it)
+    games: int = setting(40, low=1)  # games per evaluation
+    simulations: int = setting(200, low=1)  # BlokusZero's simulations per move
+    opponent: dict[str, Any] = setting({"preset": "mcts_maxn", "simulations": 200})  # every other seat (3 in Blokus)
+    random_opening_moves: int = setting(4, low=0)  # first moves of each game uniformly random
+    workers: int = setting(1, low=1)  # processes the evaluator plays in (1: in the actor itself)
+    num_cpus: float = setting(1.0, low=0)  # Ray CPUs the evaluator holds
+    num_gpus: float = setting(0.0, low=0)  # Ray GPU share of the evaluator
+    device: str = setting("cpu", choices=DEVICES)  # where the evaluated network runs
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from ..players.factory import resolve_spec
+
+        try:
+            resolve_spec(self.opponent)
+        except ValueError as err:
+            raise SettingError("opponent", f"is not a valid player: {err}") from None
+
+
+@dataclass(frozen=True)
+class RunConfig(Settings):
+    """A whole run: the groups of ``conf/config.yaml`` and the top-level keys."""
+
+    game: GameSettings = setting(GameSettings())  # conf/game/: what is played
+    model: ModelSettings = setting(ModelSettings())  # conf/model/: the network's named size
+    search: SearchSettings = setting(SearchSettings())  # conf/search/: self-play's search
+    selfplay: LockstepSettings = setting(LockstepSettings())  # conf/selfplay/: games in lockstep
+    optimizer: LearnerSettings = setting(LearnerSettings())  # conf/optimizer/: SGD
+    train: ScheduleSettings = setting(ScheduleSettings())  # conf/train/: schedule, buffer, checkpoints
+    hardware: HardwareSettings = setting(HardwareSettings())  # conf/hardware/: Ray, actors, devices
+    eval: EvalSettings = setting(EvalSettings())  # conf/eval/: evaluation while training
+    seed: int = setting(0, low=0)  # every random choice of the run flows from this
+    name: str = setting("cpu-default")  # run name; the run directory is runs/<name>
+    run_dir: str = setting("runs/cpu-default")  # checkpoints, buffer, TensorBoard events, config
+    progress: bool = setting(True)  # progress bar on the console
+
+
+def load_run_config(config: Mapping[str, Any]) -> RunConfig:
+    """The checked settings of a resolved config (a plain dict, as Hydra composes it)."""
+    hints = typing.get_type_hints(RunConfig)
+    values: dict[str, Any] = {}
+    for key, value in config.items():
+        kind = hints.get(key)
+        if kind is None:
+            raise SettingError(key, f"is not a setting; known: {sorted(hints)}")
+        if isinstance(kind, type) and issubclass(kind, Settings):
+            if not isinstance(value, Mapping):
+                raise SettingError(key, f"must be a config group (a mapping), not {value!r}")
+            value = kind.from_mapping(value, key)
+        values[key] = value
+    return RunConfig(**values)

@@ -1,0 +1,74 @@
+"""What a training run shows in TensorBoard, tags grouped by area, always at the learner's step.
+
+``selfplay/*`` and ``search/*`` are rates over the run's session so far (since this start or
+resume), ``weights/version_lag`` how many steps old the weights of a finished task were,
+``loss/*``, ``policy/*``, ``value/*`` and ``train/*`` come from the learner, ``buffer/*`` from the
+replay buffer and ``eval/*`` from the evaluator.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from torch.utils.tensorboard import SummaryWriter
+
+from ..games.encoding import Encoder
+
+_COLOURS = np.array([[40, 40, 40], [30, 90, 220], [230, 200, 20], [210, 40, 40], [40, 170, 60]], np.uint8)
+EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "mean_score", "opponent_mean_score")
+
+
+def board_image(encoder: Encoder, record, cell: int = 8) -> np.ndarray:
+    """[3, H, W] uint8 picture of a game's final board, as the encoder draws it."""
+    board = encoder.board(encoder.replay(record.players, record.actions))
+    picture = _COLOURS[board + 1].repeat(cell, 0).repeat(cell, 1)
+    return picture.transpose(2, 0, 1)
+
+
+class Metrics:
+    """Writes a run's scalars and images to ``directory`` (TensorBoard event files)."""
+
+    def __init__(self, directory: str, encoder: Encoder) -> None:
+        self.writer = SummaryWriter(directory)
+        self.encoder = encoder  # draws the final boards
+        self.start = time.perf_counter()
+        self.window = {"games": 0, "positions": 0, "sims": 0, "evals": 0, "capacity": 0, "seconds": 0.0}
+
+    def selfplay(self, stats: Mapping[str, Any], step: int, version: int) -> None:
+        """One finished self-play task's statistics (see ``SelfPlayWorker.play``)."""
+        w = self.window
+        w["games"] += stats["games"]
+        w["positions"] += stats["positions"]
+        w["sims"] += stats["simulations"]
+        w["evals"] += stats["evaluations"]
+        w["capacity"] += stats["batch_capacity"]
+        w["seconds"] += stats["seconds"]
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        self.writer.add_scalar("selfplay/games_per_hour", w["games"] * 3600 / elapsed, step)
+        self.writer.add_scalar("selfplay/positions_per_s", w["positions"] / elapsed, step)
+        self.writer.add_scalar("search/nn_batch_fill", w["evals"] / max(w["capacity"], 1), step)
+        self.writer.add_scalar("search/evals_per_s", w["evals"] / max(w["seconds"], 1e-9), step)
+        self.writer.add_scalar("weights/version_lag", version - stats["version"], step)
+        if stats["last_game"] is not None:
+            self.writer.add_image("selfplay/final_board", board_image(self.encoder, stats["last_game"]), step)
+
+    def training(self, metrics: Mapping[str, float], buffer_info: Mapping[str, int], step: int) -> None:
+        """The learner's figures of one step (``loss/total``, ...) and the buffer's size."""
+        for key, value in metrics.items():
+            self.writer.add_scalar(key, value, step)
+        self.writer.add_scalar("buffer/games", buffer_info["games"], step)
+        self.writer.add_scalar("buffer/positions", buffer_info["positions"], step)
+
+    def evaluation(self, point: Mapping[str, Any]) -> None:
+        """An evaluator's curve point (see :func:`blokuszero.players.evaluation.curve_point`)."""
+        for key in EVAL_KEYS:
+            self.writer.add_scalar(f"eval/{key}", point[key], point["step"])
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()

@@ -1,0 +1,158 @@
+"""Every command in README runs here, with a small budget, so that README cannot drift from the code.
+
+``COMMANDS`` says how each command of README's ``bash`` blocks is run: the arguments appended to
+shrink its budget (later options and Hydra overrides win), what it reads on standard input, and
+what to prepare (a checkpoint it names). A README command missing from the table, or an entry
+README no longer has, fails ``test_every_readme_command_has_a_way_to_run``. The commands run in
+README's order in one scratch directory, as a user's clone would see them (the ladder reads the
+evaluations before it). README's Python blocks run too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+# A few steps of self-play and learning: every training command keeps its own settings otherwise.
+TINY_TRAIN = ["train.schedule=paper", "train.total_steps=4", "train.initial_games=2", "train.buffer_games=20",
+              "train.steps_per_iteration=4", "train.checkpoint_every=4", "train.games_per_task=2",
+              "search.simulations=2", "selfplay.games_in_parallel=2", "optimizer.batch_size=4", "progress=false",
+              "hardware.num_cpus=1"]
+MATCH = ["workers=1", "progress=false"]
+EVALUATE = ["games=1", "network.simulations=2", "players.mcts_maxn.simulations=2", *MATCH]
+
+
+@dataclass(frozen=True)
+class Run:
+    extra: tuple[str, ...] = ()  # appended to the command: a small budget
+    stdin: str = ""
+    checkpoints: tuple[str, ...] = ()  # network checkpoints to make first (paths README names)
+    skip: str | None = None  # why it cannot run here, if it cannot
+    needs: str | None = None  # a program that must be installed (else skipped)
+    slow: bool = True
+
+
+COMMANDS: dict[str, Run] = {
+    "pip install torch==2.13.0 -e .": Run(skip="installs packages: this environment is that install"),
+    "python train.py": Run(tuple(TINY_TRAIN)),
+    "pip install torch==2.13.0 -e '.[test]'": Run(skip="installs packages: this environment is that install"),
+    "python -m pytest -q": Run(skip="the test suite itself"),
+    # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
+    "python train.py hardware=gpu8 experiment=paper": Run((
+        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
+        "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.actors=1", "hardware.threads_per_actor=1",
+        "eval.enabled=false")),
+    "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
+    "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
+    "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
+    "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64, q_init: parent}' "
+    "'+players.untrained={preset: alphazero, model: b2c32conv, init_seed: 0, simulations: 64, q_init: parent}'":
+        Run(("games=1", "players.trained.simulations=2", "players.untrained.simulations=2", "out_dir=arena1", *MATCH),
+            checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
+    "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
+        Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
+    "python scripts/arena.py games=100 'seats=[brs,random,random,random]' '+players.brs={preset: brs, node_limit: 1000}'":
+        Run(("games=1", "players.brs.node_limit=50", "out_dir=arena3", *MATCH)),
+    "python scripts/arena.py game=tictactoe 'seats=[uct,random]' '+players.uct={preset: uct}' games=50":
+        Run(("games=4", "+players.uct.simulations=50", "out_dir=arena4", *MATCH), slow=False),
+    "python scripts/evaluate.py checkpoint=runs/paper/checkpoints/ckpt_000070000.pt": Run(
+        tuple(EVALUATE), checkpoints=("runs/paper/checkpoints/ckpt_000020000.pt",
+                                      "runs/paper/checkpoints/ckpt_000070000.pt")),
+    "python scripts/evaluate.py checkpoint=runs/paper players.mcts_maxn.simulations=1600": Run(tuple(EVALUATE)),
+    "python scripts/evaluate.py 'checkpoint='\"'\"'runs/paper/checkpoints/ckpt_0000[2-7]0000.pt'\"'\"'' games=100 "
+    "workers=16": Run(tuple(EVALUATE)),
+    "python scripts/evaluate.py checkpoint=runs/paper opponent=pentobi": Run(tuple(EVALUATE), needs="pentobi-gtp"),
+    "python scripts/ladder.py evaluations/": Run(),
+    "blokuszero-gtp": Run(stdin="name\nquit\n", needs="blokuszero-gtp"),
+    "blokuszero-gtp --checkpoint runs/paper/checkpoints/ckpt_000070000.pt --simulations 800":
+        Run(("--simulations", "4"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
+    "blokuszero-gtp --preset mcts_brs --set time_limit=2 --set simulations=1000000 --seed 7":
+        Run(("--set", "time_limit=0.2"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
+    "python -m blokuszero.games.go.gtp --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
+    "blokuszero-go-gtp --time 2 --playouts 0 --k 1 --l 1":
+        Run(("--time", "0.2"), stdin="genmove b\nquit\n", needs="blokuszero-go-gtp"),
+    "python scripts/go_match.py --games 10 --engine1 'blokuszero-go-gtp --playouts 5000' --name1 ours --engine2 "
+    "'gnugo --mode gtp --level 1' --name2 gnugo-1 --out runs/go_match":
+        Run(("--games", "1", "--engine1", "blokuszero-go-gtp --playouts 20"), needs="gnugo"),
+    "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
+        Run(("--games", "2", "--playouts", "20", "--workers", "1")),
+    "python scripts/bench_go.py": Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
+    "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
+    "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
+}
+
+
+def readme_commands() -> list[str]:
+    """README's shell commands in order, once each: lines of ``bash`` blocks, continuations
+    joined, ``&&`` chains split, comments dropped, written back with shell quoting."""
+    found: list[str] = []
+    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                argv = shlex.split(part, comments=True)
+                if argv and shlex.join(argv) not in found:
+                    found.append(shlex.join(argv))
+    return found
+
+
+def test_every_readme_command_has_a_way_to_run():
+    assert readme_commands() == list(COMMANDS)
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A scratch directory standing for a user's clone (the scripts run from the real one)."""
+    where = tmp_path_factory.mktemp("clone")
+    for name in ("train.py", "scripts", "conf"):
+        (where / name).symlink_to(ROOT / name)
+    return where
+
+
+def _make_checkpoint(path: Path) -> None:
+    import torch
+
+    from blokuszero.nn.checkpoint import save_network
+    from blokuszero.nn.model import build_model
+
+    torch.manual_seed(0)
+    config = '{"model": {"name": "b2c32conv"}, "seed": 0}'
+    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv").state_dict(), config)
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=[pytest.mark.slow] if r.slow else [])
+                                     for c, r in COMMANDS.items()])
+def test_readme_command_runs(command, clone):
+    run = COMMANDS[command]
+    if run.skip:
+        pytest.skip(run.skip)
+    if run.needs and shutil.which(run.needs) is None:
+        pytest.skip(f"{run.needs} is not installed")
+    for path in run.checkpoints:
+        _make_checkpoint(clone / path)
+    argv = shlex.split(command) + list(run.extra)
+    if argv[0] == "python":
+        argv[0] = sys.executable
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run(argv, cwd=clone, input=run.stdin, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    if run.stdin:  # a GTP session: every command answered with success
+        answers = [a for a in done.stdout.split("\n\n") if a]
+        assert len(answers) == run.stdin.count("\n") and all(a.startswith("=") for a in answers), done.stdout
+
+
+@pytest.mark.parametrize("block", range(len(re.findall(r"```python\n", README))))
+def test_readme_python_blocks_run(block, tmp_path, monkeypatch):
+    code = re.findall(r"```python\n(.*?)```", README, re.S)[block]
+    monkeypatch.chdir(tmp_path)  # the tour writes game.blksgf
+    exec(compile(code, f"README.md python block {block}", "exec"), {})
