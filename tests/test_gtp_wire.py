@@ -104,3 +104,12 @@ def test_engine_survives_fuzzed_bytes_under_a_utf8_locale(command, setup):
     assert answers[-2] == answers[1]  # the board is as it was before the fuzz
     assert "internal error" not in out
     assert any(a.startswith("? invalid UTF-8") for a in answers) and any("line too long" in a for a in answers)
+
+
+def test_client_reports_an_engine_that_answers_bytes_that_are_not_utf8():
+    from blokuszero.protocols.gtp import GtpClient, GtpError
+
+    script = "import sys; sys.stdin.readline(); sys.stdout.buffer.write(b'= \\xff\\n\\n'); sys.stdout.flush()"
+    with GtpClient([sys.executable, "-c", script]) as client:
+        with pytest.raises(GtpError, match=r"answered 'name' with a bad line \(invalid UTF-8 at byte 2"):
+            client.send("name")

@@ -280,6 +280,7 @@ def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow  # about 50 s on 2 shared cores: three starts of a run
 def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_changes_nothing(
         tmp_path, request, capsys):
     run_dir = tmp_path / "run"
