@@ -202,8 +202,8 @@ def _point(step: int, wins: int, games: int, ci: tuple[float, float]) -> dict:
 def test_a_curve_that_wins_every_game_is_plotted_and_a_failed_plot_fails_nothing(tmp_path, monkeypatch):
     """Before: 4 wins of 4 gave an upper bound below 1.0 and matplotlib refused the negative
     error bar, so the evaluation (and every resumption of it) crashed after its games."""
-    from blokuszero.players import evaluation
-    from blokuszero.players.stats import wilson_interval
+    from blokuszero.match import evaluation
+    from blokuszero.match.stats import wilson_interval
 
     curve = [_point(10, 4, 4, wilson_interval(4, 4)), _point(20, 0, 4, wilson_interval(0, 4)),
              _point(30, 4, 4, (0.5, 0.9999999999999999))]  # as an older summary stored it

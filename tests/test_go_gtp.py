@@ -131,7 +131,7 @@ def test_command_line_refuses_bad_numbers_naming_the_option():
                           (["--k", "0"], "error: --k must be > 0, not 0.0"),
                           (["--komi", "100"], "error: --komi: unacceptable komi: 100"),
                           (["--size", "30"], "error: --size 30 is not in [2, 25]")):
-        done = subprocess.run([sys.executable, "-m", "blokuszero.games.go.gtp", *args], input="name\n",
+        done = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", *args], input="name\n",
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 1 and done.stderr.strip().startswith(message), (args, done.stderr)

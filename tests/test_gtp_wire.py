@@ -85,8 +85,8 @@ def _expected_answers(lines: list[bytes]) -> int:
 
 
 @pytest.mark.parametrize("command, setup", [
-    ([sys.executable, "-m", "blokuszero.gtp", "--preset", "random"], b"play 1 a20,b20,c20,d20,e20\n"),
-    ([sys.executable, "-m", "blokuszero.games.go.gtp", "--playouts", "10", "--seed", "0"], b"play b D4\n"),
+    ([sys.executable, "-m", "blokuszero.engines.blokus", "--preset", "random"], b"play 1 a20,b20,c20,d20,e20\n"),
+    ([sys.executable, "-m", "blokuszero.engines.go", "--playouts", "10", "--seed", "0"], b"play b D4\n"),
 ])
 def test_engine_survives_fuzzed_bytes_under_a_utf8_locale(command, setup):
     """Before: the first byte that is not UTF-8 ended either engine with UnicodeDecodeError."""

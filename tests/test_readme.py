@@ -78,7 +78,7 @@ COMMANDS: dict[str, Run] = {
         Run(("--simulations", "4"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
     "blokuszero-gtp --preset mcts_brs --set time_limit=2 --set simulations=1000000 --seed 7":
         Run(("--set", "time_limit=0.2"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
-    "python -m blokuszero.games.go.gtp --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
+    "python -m blokuszero.engines.go --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
     "blokuszero-go-gtp --time 2 --playouts 0 --k 1 --l 1":
         Run(("--time", "0.2"), stdin="genmove b\nquit\n", needs="blokuszero-go-gtp"),
     "python scripts/go_match.py --games 10 --engine1 'blokuszero-go-gtp --playouts 5000' --name1 ours --engine2 "
@@ -87,6 +87,13 @@ COMMANDS: dict[str, Run] = {
     "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
         Run(("--games", "2", "--playouts", "20", "--workers", "1")),
     "python scripts/bench_go.py": Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
+    "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
+    "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
+    "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
+    "python scripts/daihinmin_replay.py match.log match2.log": Run(),
+    "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
+        Run(skip="joins an outside UECda server (the TCP tests and the match above run this client)"),
+    "python scripts/bench_daihinmin.py": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
 }

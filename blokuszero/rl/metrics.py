@@ -63,7 +63,7 @@ class Metrics:
         self.writer.add_scalar("buffer/positions", buffer_info["positions"], step)
 
     def evaluation(self, point: Mapping[str, Any]) -> None:
-        """An evaluator's curve point (see :func:`blokuszero.players.evaluation.curve_point`)."""
+        """An evaluator's curve point (see :func:`blokuszero.match.evaluation.curve_point`)."""
         for key in EVAL_KEYS:
             self.writer.add_scalar(f"eval/{key}", point[key], point["step"])
 
