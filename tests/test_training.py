@@ -111,16 +111,16 @@ def test_buffer_counts_every_game_it_ever_received(tmp_path):
     """The run's count of games played comes from the buffer (before: from the checkpoint, which
     missed the games that landed after it)."""
     games = self_play_games(4)
-    buffer = ReplayBuffer(capacity=3, directory=tmp_path, shard_games=2)
+    buffer = ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path, shard_games=2)
     for g in games:
         buffer.add(g)
     buffer.flush()
     positions = sum(g.num_positions for g in games)
-    again = ReplayBuffer(capacity=3, directory=tmp_path)
+    again = ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path)
     assert (again.games_added, again.positions_added) == (4, positions)
     again.drop_oldest(3)  # every shard deleted: the totals stay in oldest.json
     assert not list(tmp_path.glob("shard_*.npz"))
-    assert ReplayBuffer(capacity=3, directory=tmp_path).games_added == 4
+    assert ReplayBuffer(capacity=3, encoder=BLOKUS, directory=tmp_path).games_added == 4
 
 
 def test_network_overfits_a_fixed_batch():
@@ -291,7 +291,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     assert all(line.startswith(("[train] ", "done: ")) for line in lines), lines
     summary = json.loads((run_dir / "summary.json").read_text())
     _, final = latest_checkpoint(run_dir / "checkpoints")
-    buffer = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    buffer = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer")
     # One source of truth: the last checkpoint is written after the last game is in.
     assert final["counters"]["games"] == summary["games"] == buffer.games_added == 6
     assert final["counters"]["positions"] == summary["positions"] == buffer.positions_added
@@ -304,7 +304,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     # Games that reached the buffer after the newest checkpoint (a run killed between the two)
     # are counted on resume; a changed setting is reported; each start's config is archived.
     extra = self_play_games(2, seed=5)
-    late = ReplayBuffer(capacity=40, directory=run_dir / "buffer")
+    late = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer")
     for g in extra:
         late.add(g)
     late.flush()
