@@ -13,7 +13,7 @@ The defaults are SPEC §3's (the paper's run); the CPU default's values are in t
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,14 @@ from ..settings import SettingError, Settings, setting
 SCHEDULES = ("paper", "async")
 VALUE_TARGETS = ("outcome", "margin")
 DEVICES = ("cpu", "cuda")
+
+
+def _accepted_by(check: Callable[[Any], object], name: str, value: Any, problem: str) -> None:
+    """SettingError naming ``name`` when ``check(value)`` raises ValueError."""
+    try:
+        check(value)
+    except ValueError as err:
+        raise SettingError(name, f"{problem}: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -33,10 +41,7 @@ class GameSettings(Settings):
         super().__post_init__()
         from ..games.registry import make_encoder
 
-        try:
-            make_encoder(self.name)
-        except ValueError as err:
-            raise SettingError("name", f"cannot be trained: {err}") from None
+        _accepted_by(make_encoder, "name", self.name, "cannot be trained")
 
 
 @dataclass(frozen=True)
@@ -147,10 +152,7 @@ class EvalSettings(Settings):
         super().__post_init__()
         from ..players.factory import resolve_spec
 
-        try:
-            resolve_spec(self.opponent)
-        except ValueError as err:
-            raise SettingError("opponent", f"is not a valid player: {err}") from None
+        _accepted_by(resolve_spec, "opponent", self.opponent, "is not a valid player")
 
 
 @dataclass(frozen=True)

@@ -68,19 +68,22 @@ def popcount(x: int) -> int:
 
 
 @nb.njit(cache=True)
-def seat_of(s: np.ndarray, player: int) -> int:
+def _index_in(s: np.ndarray, start: int, value: int) -> int:
+    """Index i of the five cells s[start:start + 5] holding ``value``, or -1."""
     for i in range(5):
-        if s[S_SEAT + i] == player:
+        if s[start + i] == value:
             return i
     return -1
 
 
 @nb.njit(cache=True)
+def seat_of(s: np.ndarray, player: int) -> int:
+    return _index_in(s, S_SEAT, player)
+
+
+@nb.njit(cache=True)
 def player_of_rank(s: np.ndarray, rank: int) -> int:
-    for p in range(5):
-        if s[S_RANK + p] == rank:
-            return p
-    return -1
+    return _index_in(s, S_RANK, rank)
 
 
 @nb.njit(cache=True)
