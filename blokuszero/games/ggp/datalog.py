@@ -69,24 +69,51 @@ class FactStore:
         if fact in facts:
             return False
         facts.add(fact)
-        for (r, positions), index in self.indexes.items():
+        for (r, paths), index in self.indexes.items():
             if r == rel:
-                index.setdefault(tuple(fact[i] for i in positions), []).append(fact)
+                k = _leaves(fact, paths)
+                if k is not None:
+                    index.setdefault(k, []).append(fact)
         return True
 
-    def lookup(self, rel: str, positions: tuple[int, ...], key: tuple) -> Iterable[Term]:
-        """Facts of ``rel`` whose arguments at ``positions`` equal ``key``."""
+    def lookup(self, rel: str, paths: tuple[tuple[int, ...], ...], key: tuple) -> Iterable[Term]:
+        """Facts of ``rel`` whose leaves at ``paths`` (index sequences into nested terms)
+        equal ``key``."""
         if rel in self.shared_relations:
-            return self.shared.lookup(rel, positions, key)
-        if not positions:
+            return self.shared.lookup(rel, paths, key)
+        if not paths:
             return self.facts.get(rel, ())
-        index = self.indexes.get((rel, positions))
+        index = self.indexes.get((rel, paths))
         if index is None:
             index = {}
             for f in self.facts.get(rel, ()):
-                index.setdefault(tuple(f[i] for i in positions), []).append(f)
-            self.indexes[(rel, positions)] = index
+                k = _leaves(f, paths)
+                if k is not None:
+                    index.setdefault(k, []).append(f)
+            self.indexes[(rel, paths)] = index
         return index.get(key, ())
+
+
+def _leaves(fact: Term, paths: tuple[tuple[int, ...], ...]) -> tuple | None:
+    """The subterms of ``fact`` at ``paths``; None where ``fact`` has another shape."""
+    out = []
+    for path in paths:
+        t = fact
+        for i in path:
+            if not isinstance(t, tuple) or i >= len(t):
+                return None
+            t = t[i]
+        out.append(t)
+    return tuple(out)
+
+
+def _leaf_paths(term: Term, prefix: tuple[int, ...] = ()):
+    """(path, leaf) for every constant or variable inside ``term`` (functors left out)."""
+    if isinstance(term, str):
+        yield prefix, term
+        return
+    for i in range(1, len(term)):
+        yield from _leaf_paths(term[i], prefix + (i,))
 
 
 class _Plan:
@@ -119,36 +146,62 @@ class _Plan:
                                           else ("distinct", lit[1], lit[2]))
             if not remaining:
                 break
-            best = max(remaining, key=lambda p: (len(variables(p[1]) & bound)
-                                                 - len(variables(p[1]) - bound)))
+            best = max(remaining, key=lambda p: sum(
+                1 if not is_var(leaf) or leaf in bound else -1 for _, leaf in _leaf_paths(p[1])))
             remaining.remove(best)
             lit = best[1]
-            positions = tuple(k for k, arg in enumerate(lit[1:], 1) if variables(arg) <= bound) \
-                if isinstance(lit, tuple) else ()
-            self.steps.append(("pos", lit, relation(lit), positions))
+            # Index on every leaf known by then, nested ones included: (true (cell ?x ?y ?p))
+            # with ?x, ?y bound looks up by both.
+            paths = tuple(path for path, leaf in _leaf_paths(lit)
+                          if not is_var(leaf) or leaf in bound) if isinstance(lit, tuple) else ()
+            self.steps.append(("pos", lit, relation(lit), paths))
             variables(lit, bound)
         self.head = clause.head
-        self.positives = [lit for _, lit in positives]
+        # The step after which the head is ground: when only facts are wanted, a known head
+        # cuts the branch there and a new one needs just one completion of the body.
+        head_vars, seen, self.head_ground_at = variables(clause.head), set(), 0
+        for k, step in enumerate(self.steps):
+            if head_vars <= seen:
+                break
+            if step[0] in ("pos", "delta"):
+                variables(step[1], seen)
+            self.head_ground_at = k + 1
 
 
-def _solutions(plan: _Plan, store: FactStore, delta: dict[str, list[Term]] | None):
-    """Every binding satisfying the plan's body."""
+def _solutions(plan: _Plan, store: FactStore, delta: dict[str, list[Term]] | None,
+               facts_only: bool):
+    """Every binding satisfying the plan's body; with ``facts_only``, one per new head."""
     steps = plan.steps
+    cut = plan.head_ground_at if facts_only else -1
+    heads = store.get(relation(plan.head))
+    found: set[Term] = set()
 
     def walk(k: int, b: dict[str, Term]):
+        if k == cut:
+            head = substitute(plan.head, b)
+            if head in heads or head in found:
+                return
+            for solution in walk_from(k, b):
+                found.add(head)
+                yield solution
+                return
+            return
+        yield from walk_from(k, b)
+
+    def walk_from(k: int, b: dict[str, Term]):
         if k == len(steps):
             yield b
             return
         step = steps[k]
         kind = step[0]
         if kind == "pos":
-            _, lit, rel, positions = step
+            _, lit, rel, paths = step
             if isinstance(lit, str):
                 if lit in store.get(rel):
                     yield from walk(k + 1, b)
                 return
-            key = tuple(substitute(lit[i], b) for i in positions)
-            for fact in store.lookup(rel, positions, key):
+            key = _leaves(substitute(lit, b), paths)
+            for fact in store.lookup(rel, paths, key):
                 nb = dict(b)
                 if _match(lit, fact, nb):
                     yield from walk(k + 1, nb)
@@ -201,7 +254,8 @@ class Program:
 
     def run(self, store: FactStore, record: Recorder | None = None) -> None:
         """Derive every fact into ``store``; ``record(clause, binding, head)`` sees each
-        derivation when given (the same instance may be reported more than once)."""
+        derivation when given (the same instance may be reported more than once); without
+        it, one derivation per fact is enough and the search stops there."""
         for full, deltas in self.strata:
             new: dict[str, list[Term]] = defaultdict(list)
             for c, plan in full:
@@ -216,7 +270,8 @@ class Program:
     def _fire(c: Clause, plan: _Plan, store: FactStore, delta, new, record) -> None:
         # Solutions are gathered before any head is added: a recursive clause must not grow
         # the set it is iterating over.
-        found = [(b, substitute(plan.head, b)) for b in _solutions(plan, store, delta)]
+        found = [(b, substitute(plan.head, b))
+                 for b in _solutions(plan, store, delta, facts_only=record is None)]
         for b, head in found:
             if record is not None:
                 record(c, b, head)

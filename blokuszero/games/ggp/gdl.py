@@ -256,3 +256,71 @@ def load_description(text: str) -> Description:
 
 __all__ = ["Clause", "Description", "GdlError", "check_description", "is_var", "load_description",
            "relation"]
+
+
+_KEYWORDS = {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "base", "input"}
+
+
+def _bind(pattern, ground_term, b: dict) -> bool:
+    """Extend ``b`` so that ``pattern`` equals ``ground_term``; False if impossible."""
+    if isinstance(pattern, str):
+        if is_var(pattern):
+            if b.setdefault(pattern, ground_term) != ground_term:
+                return False
+            return True
+        return pattern == ground_term
+    if not isinstance(ground_term, tuple) or len(ground_term) != len(pattern):
+        return False
+    return all(_bind(p, g, b) for p, g in zip(pattern, ground_term))
+
+
+def _apply(term, b: dict):
+    if isinstance(term, str):
+        return b.get(term, term)
+    return tuple(_apply(t, b) for t in term)
+
+
+def specialize(desc: Description, rounds: int = 10) -> list[Clause]:
+    """The clauses with helper relations cut down to the arguments they are called with.
+
+    When every use of a non-recursive helper relation gives some argument positions ground
+    terms (``(count f1 g1 g2 yellow ?payoff)``), only facts with those arguments can ever be
+    read, so each of its clauses is instantiated once per such call instead of being
+    evaluated for every combination. Repeated, since instantiated bodies call their own
+    helpers with new constants. Keywords and recursive relations are left as they are.
+    """
+    clauses = list(desc.clauses)
+    for _ in range(rounds):
+        uses: dict[str, list[tuple]] = defaultdict(list)
+        for c in clauses:
+            for lit in c.body:
+                if is_distinct(lit):
+                    continue
+                atom = lit[1] if is_negation(lit) else lit
+                uses[relation(atom)].append(() if isinstance(atom, str) else atom[1:])
+        changed = False
+        out = []
+        by_rel: dict[str, list[Clause]] = defaultdict(list)
+        for c in clauses:
+            by_rel[relation(c.head)].append(c)
+        for rel, defs in by_rel.items():
+            calls = uses.get(rel, [])
+            positions = [] if (rel in _KEYWORDS or rel in desc.recursive or not calls) else [
+                i for i in range(len(calls[0])) if all(not variables(args[i]) for args in calls)]
+            if not positions:
+                out.extend(defs)
+                continue
+            changed = True
+            keys = sorted({tuple(args[i] for i in positions) for args in calls}, key=str)
+            for c in defs:
+                for key in keys:
+                    b: dict = {}
+                    if all(_bind(c.head[i + 1], k, b) for i, k in zip(positions, key)):
+                        out.append(Clause(_apply(c.head, b), tuple(_apply(lit, b) for lit in c.body),
+                                          c.source))
+        # A specialised relation is specialised again to itself next round: stop when
+        # nothing changes any more.
+        if not changed or out == clauses:
+            return out
+        clauses = out
+    return clauses

@@ -5,20 +5,21 @@ from, and the automatic choice between the compiled propositional network and th
 from __future__ import annotations
 
 import abc
+import dataclasses
 import logging
 from dataclasses import dataclass
 
 import numpy as np
 
-from .datalog import FactStore, Program
-from .gdl import Clause, Description, _sccs, is_distinct, is_negation, relation
+from .datalog import FactStore, Program, substitute
+from .gdl import Clause, Description, _sccs, specialize, is_distinct, is_negation, relation
 from .kif import Rule, Term, to_kif
 
 log = logging.getLogger(__name__)
 
-#: Ground clause instances above which the propositional network is not built (the
-#: interpreter is used instead): about 1 GB of Python objects while grounding.
-MAX_INSTANCES = 2_000_000
+#: Clause derivations (ground instances, counted with repeats) past which the propositional
+#: network is not built and the interpreter is used instead: about 20 s of grounding.
+MAX_INSTANCES = 200_000
 
 _BRIDGE = Rule(("relaxation",), (), 0)
 #: Relaxed reachability: every possible next fact may be true, every possible legal move played.
@@ -63,41 +64,45 @@ def dependency_strata(clauses: list[Clause], relations: set[str]) -> list[list[s
 def static_facts(desc: Description) -> FactStore:
     """The exact facts of every static relation (role, init, the board geometry ...)."""
     store = FactStore()
-    clauses = desc.clauses_for(desc.static)
+    clauses = [c for c in desc.clauses if relation(c.head) in desc.static]
     Program(clauses, dependency_strata(clauses, desc.static)).run(store)
     return store
 
 
 def ground(desc: Description, max_instances: int = MAX_INSTANCES) -> Grounding:
-    """Relaxed bottom-up evaluation of the dynamic clauses (see :class:`Grounding`)."""
+    """Relaxed bottom-up evaluation of the dynamic clauses (see :class:`Grounding`); past
+    ``max_instances`` it starts again listing the possible facts only."""
     static = static_facts(desc)
     dynamic = set(desc.arity) - desc.static
-    clauses = desc.clauses_for(dynamic) + BRIDGES
-    possible = static.overlay(desc.static)
-    instances: set | None = set()
-    reason = ""
+    clauses = [c for c in desc.clauses if relation(c.head) in dynamic] + BRIDGES
+    instances: set = set()
+    derivations = 0
 
     def record(c: Clause, b: dict, head: Term) -> None:
-        nonlocal instances, reason
-        if instances is None or c.source is _BRIDGE:
+        nonlocal derivations
+        if c.source is _BRIDGE:
             return
-        from .datalog import substitute
-
+        derivations += 1
+        if derivations > max_instances:
+            raise TooLarge(f"grounding needs more than {max_instances:,} clause instances")
         pos = tuple(substitute(lit, b) for lit in c.body
                     if not is_negation(lit) and not is_distinct(lit)
                     and relation(lit) not in desc.static)
         neg = tuple(substitute(lit[1], b) for lit in c.body
                     if is_negation(lit) and relation(lit[1]) not in desc.static)
         instances.add((head, pos, neg))
-        if len(instances) > max_instances:
-            reason = f"grounding needs more than {max_instances:,} clause instances"
-            instances = None
 
     # Negations of dynamic relations are not tested: the grounding must cover every state.
     program = Program(clauses, dependency_strata(clauses, dynamic | {"true", "does"}),
                       skip_negated=dynamic | {"true", "does"})
-    program.run(possible, record)
-    return Grounding(static, possible, instances, reason)
+    possible = static.overlay(desc.static)
+    try:
+        program.run(possible, record)
+        return Grounding(static, possible, instances, "")
+    except TooLarge as err:
+        possible = static.overlay(desc.static)
+        program.run(possible)
+        return Grounding(static, possible, None, str(err))
 
 
 class Reasoner(abc.ABC):
@@ -156,6 +161,7 @@ def make_reasoner(desc: Description, kind: str = "auto",
     network when the grounding fits in ``max_instances``, else the interpreter (reason logged)."""
     if kind not in ("auto", "propnet", "interpreter"):
         raise ValueError(f"unknown reasoner {kind!r}; known: auto, propnet, interpreter")
+    desc = dataclasses.replace(desc, clauses=specialize(desc))
     grounding = ground(desc, max_instances if kind != "interpreter" else 0)
     if kind == "propnet" and grounding.instances is None:
         raise ValueError(f"cannot build a propositional network: {grounding.reason}")
