@@ -96,9 +96,10 @@ def _expected(name: str, depth: int) -> list[dict]:
 
 @needs_sheets
 @pytest.mark.parametrize("name, depth, kind", [
-    ("tictactoe", 9, "propnet"), ("tictactoe", 6, "interpreter"),
+    ("tictactoe", 9, "propnet"), ("tictactoe", 4, "interpreter"),
     ("connectfour", 5, "propnet"), ("connectfour", 3, "interpreter"),
-    ("breakthrough", 3, "propnet"),
+    ("breakthrough", 2, "propnet"),
+    pytest.param("breakthrough", 3, "propnet", marks=pytest.mark.slow),
     pytest.param("connectfour", 6, "propnet", marks=pytest.mark.slow),
     pytest.param("breakthrough", 4, "propnet", marks=pytest.mark.slow),
 ])
@@ -188,7 +189,8 @@ def test_auto_falls_back_to_the_interpreter_and_says_why(caplog):
     check_game(game, num_games=2)
 
 
-_SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "ttcc4", "ttcc4_2player"}
+_SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough", "ttcc4",
+                "ttcc4_2player"}
 
 
 @needs_sheets

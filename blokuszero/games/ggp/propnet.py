@@ -167,7 +167,10 @@ class PropNet(Reasoner):
             for i in comp:
                 order.append(i)
                 for pos, neg in by_head[atoms[i]]:
-                    lits = [(ids[a], 0) for a in pos] + [(ids[a], 1) for a in neg if a in ids]
+                    # Moves first: most does atoms are false, so most next instances fail
+                    # on their first test.
+                    lits = sorted([(ids[a], 0) for a in pos] + [(ids[a], 1) for a in neg if a in ids],
+                                  key=lambda lit: not len(self.base) <= lit[0] < first_derived)
                     for a, n in lits:
                         lit_atom.append(a)
                         lit_neg.append(n)
