@@ -174,3 +174,26 @@ def parse_term(text: str) -> Term:
     if variables(term):
         raise KifError(f"a move cannot contain variables: {to_kif(term)}", 1, 1)
     return term
+
+
+SExpr = str | list
+
+
+def parse_sexpr(text: str) -> SExpr:
+    """One s-expression as nested lists of lower-cased symbols (a GGP message); KifError if
+    there is not exactly one."""
+    reader = _Reader(text)
+    nodes = reader.sexprs()
+    if len(nodes) != 1:
+        raise KifError(f"expected one expression, found {len(nodes)}", 1, 1)
+
+    def strip(node):
+        value, _ = node
+        return value if isinstance(value, str) else [strip(n) for n in value]
+
+    return strip(nodes[0])
+
+
+def sexpr_to_kif(expr: SExpr) -> str:
+    """An s-expression written back as text."""
+    return expr if isinstance(expr, str) else "(" + " ".join(sexpr_to_kif(e) for e in expr) + ")"
