@@ -148,7 +148,6 @@ def test_search_at_simultaneous_nodes(name):
 
 
 @needs_sheets
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "tictactoe_3player"])
 def test_uct_beats_random(name):
     from blokuszero.players.base import RandomPlayer

@@ -215,3 +215,12 @@ def test_fast_playout_ends_the_game():
     movers, actions = state.playout()
     assert state.is_terminal() and len(movers) == len(actions) > 0
     assert set(movers) <= {0, 1} and state.returns().sum() == 100
+
+
+@needs_sheets
+def test_registry_makes_a_ggp_game_from_its_rules():
+    from blokuszero.games.registry import make_game
+
+    game = make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}")
+    assert game.name == "tictactoe" and game.num_players == 2
+    assert make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}") is game  # compiled once
