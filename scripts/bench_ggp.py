@@ -31,7 +31,10 @@ def updates_per_second(game: GgpGame, seconds: float, rng: np.random.Generator) 
     while time.perf_counter() - start < seconds:
         s = r.initial()
         while not r.is_terminal(s):
-            s = r.next(s, np.array([rng.choice(r.legal(s, p)) for p in roles]))
+            legal = [r.legal(s, p) for p in roles]
+            if min(len(m) for m in legal) == 0:  # a sheet that leaves a role stuck: the end
+                break
+            s = r.next(s, np.array([rng.choice(m) for m in legal]))
             count += 1
     return count / (time.perf_counter() - start)
 

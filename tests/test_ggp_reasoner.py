@@ -224,3 +224,13 @@ def test_registry_makes_a_ggp_game_from_its_rules():
     game = make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}")
     assert game.name == "tictactoe" and game.num_players == 2
     assert make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}") is game  # compiled once
+
+
+def test_a_role_without_moves_ends_the_game(caplog):
+    text = PICK3.replace("(<= (legal a (pick 0)) (true (round 1)))", "")
+    game = GgpGame(text)
+    state = game.new_initial_state()
+    state.apply_joint_action([state.string_to_action("(pick 1)")] * 3)
+    assert state.current_player() == TERMINAL and state.is_terminal()
+    assert "role a has no legal move" in caplog.text
+    assert list(state.returns()) == [50.0, 0.0, 100.0]  # the goals that hold: 1 + 1 is low

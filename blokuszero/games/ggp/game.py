@@ -3,7 +3,8 @@
 Who moves: a state is SIMULTANEOUS when two or more roles have more than one legal move;
 otherwise the one role with a real choice moves and every other role plays its only legal
 move (``noop`` in turn-taking games) automatically. When no role has a choice, the first role
-in the description's order is the mover (its single move is the action). So turn-taking
+in the description's order is the mover (its single move is the action). A state where a
+role has no legal move (which GDL forbids before the end) is treated as terminal. So turn-taking
 games are plain turn-taking trees, with no joint nodes. Any state that is not terminal also
 takes a joint action (one move per role), which is how a game manager reports moves.
 
@@ -14,15 +15,18 @@ at the end, zeros before.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from ..base import SIMULTANEOUS, TERMINAL, Game, Seed, State
-from .gdl import GdlError, load_description
+from .gdl import load_description
 from .kif import KifError, parse_term, to_kif
 from .reasoner import MAX_INSTANCES, Reasoner, make_reasoner
+
+log = logging.getLogger(__name__)
 
 
 class GgpGame(Game):
@@ -48,6 +52,7 @@ class GgpGame(Game):
         self.num_players = len(self.roles)
         self.num_actions = len(self.reasoner.moves)
         self.max_game_length = max_game_length
+        self.warned_stuck = False
 
     @classmethod
     def from_file(cls, path: str | Path, **options) -> GgpGame:
@@ -77,14 +82,20 @@ class GgpState(State):
 
     def _legal_all(self) -> list[np.ndarray]:
         if self._legal is None:
+            none = [np.empty(0, dtype=np.int64)] * self.game.num_players
             if self._r.is_terminal(self._s):
-                self._legal = [np.empty(0, dtype=np.int64)] * self.game.num_players
+                self._legal = none
             else:
                 self._legal = [self._r.legal(self._s, p) for p in range(self.game.num_players)]
-                for p, legal in enumerate(self._legal):
-                    if len(legal) == 0:
-                        raise GdlError(f"role {self.game.roles[p]} has no legal move in a "
-                                       "non-terminal state: the rules are not well formed")
+                stuck = [self.game.roles[p] for p, a in enumerate(self._legal) if len(a) == 0]
+                if stuck:
+                    # GDL requires a move for every role until the end; sheets that break
+                    # this (4pffa with a lone blocked piece) end here, with the goals that hold.
+                    if not self.game.warned_stuck:
+                        log.warning("%s: role %s has no legal move in a non-terminal state; "
+                                    "treating it as the end of the game", self.game.name, stuck[0])
+                        self.game.warned_stuck = True
+                    self._legal = none
         return self._legal
 
     def current_player(self) -> int:
@@ -143,7 +154,7 @@ class GgpState(State):
         return copy
 
     def returns(self) -> np.ndarray:
-        if not self._r.is_terminal(self._s):
+        if self.current_player() != TERMINAL:
             return np.zeros(self.game.num_players)
         return self._r.goals(self._s)
 

@@ -79,8 +79,8 @@ def _next(v, joint, net):
 
 @nb.njit(cache=True)
 def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps):
-    """Uniformly random joint moves to the end. Returns the final values, the steps played
-    and the (role, action) of every real choice (roles with one legal move only are left out,
+    """Uniformly random joint moves to the end (or to a state where a role has no legal
+    move). Returns the final values, the steps played and the (role, action) of every real choice (roles with one legal move only are left out,
     except that a step where nobody has a choice records the first role, as it is the mover)."""
     num_roles = legal_start.shape[0] - 1
     movers = np.empty(max_steps * num_roles, dtype=np.int64)
@@ -96,8 +96,8 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
             count = 0
             for k in range(legal_start[r], legal_start[r + 1]):
                 count += v[legal_atom[k]]
-            if count == 0:
-                return v, -2 - r, movers[:n], actions[:n]
+            if count == 0:  # not well formed: ends the game, as GgpState does
+                return v, steps, movers[:n], actions[:n]
             pick = np.random.randint(count)
             for k in range(legal_start[r], legal_start[r + 1]):
                 if v[legal_atom[k]] == 1:
@@ -248,9 +248,6 @@ class PropNet(Reasoner):
                                              self.legal_action, self.terminal_atom, max_steps)
         if steps == -1:
             raise RuntimeError(f"a playout passed {max_steps} joint moves without ending")
-        if steps < -1:
-            raise RuntimeError(f"role {self.roles[-2 - steps]} has no legal move in a "
-                               "non-terminal state: the rules are not well formed")
         return v, steps, movers, actions
 
     def facts(self, state: np.ndarray) -> frozenset[Term]:
