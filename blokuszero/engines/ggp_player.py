@@ -2,7 +2,7 @@
 
 ``blokuszero-ggp-player --port 9147`` serves on 127.0.0.1 (``--host`` to change). Each match
 compiles its rules at ``start``; each ``play`` applies the previous joint move, then searches
-(UCT with random playouts, the ``uct`` preset) in a worker thread for the play clock minus a
+(UCT with uniform, MAST or NST playouts) in a worker thread for the play clock minus a
 safety margin; if the search has not answered by then, a legal move is sent anyway (the
 most recent search result cannot be late). A role with a single legal move answers at once.
 Malformed messages, unknown or finished matches and illegal moves get an ``(error ...)``
@@ -26,12 +26,25 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..players.factory import make_player
+from ..players.playout_policies import POLICIES, PolicyRolloutEvaluator
+from ..players.search_players import MCTSPlayer
+from ..search.mcts import MCTS, MCTSConfig
+from ..search.selection import UCB1
 from ..protocols.ggp_http import Message, ProtocolError, parse_message
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SPEC = {"preset": "uct", "simulations": 10**9}  # bounded by the clock
+DEFAULT_SPEC = {"c": 0.7, "simulations": 10**9, "playout": "uniform"}  # bounded by the clock
+
+
+def _make_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
+    """UCT (UCB1, MaxN backup, most-visited move, tree reuse) over playouts of ``spec['playout']``
+    (uniform, mast, nst) rewarded on the game's goal scale."""
+    rng = np.random.default_rng(seed)
+    evaluator = PolicyRolloutEvaluator(game, spec["playout"], rng=rng.spawn(1)[0],
+                                       **{k: spec[k] for k in ("tau", "epsilon") if k in spec})
+    config = MCTSConfig(simulations=spec["simulations"], time_limit=spec.get("time_limit"))
+    return MCTSPlayer(MCTS(game, config, UCB1(c=spec["c"]), evaluator, rng.spawn(1)[0]))
 
 
 @dataclass
@@ -55,7 +68,8 @@ class GgpPlayerEngine:
     def __init__(self, spec: dict | None = None, margin: float = 1.0, seed: int = 0,
                  name: str = "blokuszero") -> None:
         """Args:
-          spec: player settings for ``players.factory.make_player`` (time limits are added).
+          spec: search settings: ``c`` (UCB1), ``simulations``, ``playout`` (uniform, mast,
+            nst) and its ``tau`` / ``epsilon``; the time limit comes from each match's clock.
           margin: seconds kept free of the play clock for the reply to travel.
           seed: the seed of every random choice (searches, fallback moves).
         """
@@ -95,7 +109,7 @@ class GgpPlayerEngine:
         # The search stops itself well before the reply is due (its last simulation and the
         # worker hand-over take time); the reply waits for it until the deadline.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05)}
-        player = make_player(game, spec, seed=int(self.rng.integers(2**31)))
+        player = _make_player(game, spec, seed=int(self.rng.integers(2**31)))
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
                                                 game.new_initial_state(), player, msg.play_clock)
@@ -191,10 +205,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--margin", type=float, default=1.0, help="seconds kept off the play clock")
     parser.add_argument("--simulations", type=int, default=None,
                         help="playouts per move (default: as many as the clock allows)")
+    parser.add_argument("--playout", default="uniform", choices=POLICIES)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    spec = dict(DEFAULT_SPEC)
+    spec = {**DEFAULT_SPEC, "playout": args.playout}
     if args.simulations:
         spec["simulations"] = args.simulations
     server = serve(GgpPlayerEngine(spec, args.margin, args.seed), args.port, args.host)
