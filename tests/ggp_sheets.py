@@ -26,3 +26,25 @@ def sheet_game(name: str, reasoner: str = "auto"):
     from blokuszero.games.ggp import GgpGame
 
     return GgpGame.from_file(RULES_DIR / f"{name}.kif", reasoner=reasoner)
+
+
+def uct_first_places(game, spec: dict, games: int) -> int:
+    """Games (of ``games``) where our GGP player's UCT (``spec``) ends with the highest goal
+    (ties included) against uniformly random players, its seat rotating."""
+    from blokuszero.engines.ggp_player import _make_player
+    from blokuszero.players.base import RandomPlayer
+
+    first = 0
+    for g in range(games):
+        seat = g % game.num_players
+        players = [RandomPlayer(100 * g + p) for p in range(game.num_players)]
+        players[seat] = _make_player(game, spec, seed=g)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            p = state.current_player()
+            a = players[p].choose_action(state)
+            state.apply_action(a)
+            for q in players:
+                q.inform(a, p)
+        first += state.returns()[seat] == state.returns().max()
+    return first

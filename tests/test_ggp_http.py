@@ -18,7 +18,7 @@ from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.players.factory import make_player
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
 
-from ggp_sheets import RULES_DIR, needs_sheets, sheet_game
+from ggp_sheets import RULES_DIR, needs_sheets, sheet_game, uct_first_places
 
 _spec = importlib.util.spec_from_file_location(
     "ggp_match", Path(__file__).resolve().parents[1] / "scripts" / "ggp_match.py")
@@ -150,21 +150,6 @@ def test_search_at_simultaneous_nodes(name):
 @needs_sheets
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "tictactoe_3player"])
 def test_uct_beats_random(name):
-    from blokuszero.players.base import RandomPlayer
-
-    game = sheet_game(name)
-    wins = 0
-    games = 10
-    for g in range(games):
-        uct_role = g % game.num_players
-        players = [RandomPlayer(100 + g) for _ in range(game.num_players)]
-        players[uct_role] = make_player(game, {"preset": "uct", "simulations": 300}, seed=g)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            p = state.current_player()
-            a = players[p].choose_action(state)
-            state.apply_action(a)
-            for q in players:
-                q.inform(a, p)
-        wins += state.returns()[uct_role] == state.returns().max()
-    assert wins >= 8, f"UCT won or tied first {wins} of {games} games on {name}"
+    first = uct_first_places(sheet_game(name), {"c": 0.7, "simulations": 300,
+                                                "playout": "uniform"}, games=10)
+    assert first >= 8, f"UCT first (ties included) in {first} of 10 games on {name}"

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blokuszero.engines.ggp_player import _make_player
 from blokuszero.games.ggp import GgpGame
-from blokuszero.players.base import RandomPlayer
 from blokuszero.players.playout_policies import PolicyRolloutEvaluator
 
-from ggp_sheets import needs_sheets, sheet_game
+from ggp_sheets import needs_sheets, sheet_game, uct_first_places
 from test_ggp_reasoner import PICK3
 
 
@@ -61,17 +59,5 @@ def test_playouts_reach_the_end_at_simultaneous_nodes(policy):
 @needs_sheets
 @pytest.mark.parametrize("policy", ["mast", "nst"])
 def test_uct_with_learned_playouts_beats_random(policy):
-    game = sheet_game("connectfour")
-    wins = 0
-    for g in range(6):
-        players = [RandomPlayer(50 + g), RandomPlayer(60 + g)]
-        players[g % 2] = _make_player(game, {"c": 0.7, "simulations": 200, "playout": policy}, g)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            p = state.current_player()
-            a = players[p].choose_action(state)
-            state.apply_action(a)
-            for q in players:
-                q.inform(a, p)
-        wins += state.returns()[g % 2] == 100
-    assert wins >= 5
+    spec = {"c": 0.7, "simulations": 200, "playout": policy}
+    assert uct_first_places(sheet_game("connectfour"), spec, games=6) >= 5

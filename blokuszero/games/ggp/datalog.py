@@ -121,7 +121,8 @@ class _Plan:
     positive literals greedily by how many of their variables are already bound, each test
     (distinct, negation) as soon as its variables are."""
 
-    def __init__(self, clause: Clause, first: int | None, skip_negated: frozenset[str]):
+    def __init__(self, clause: Clause, first: int | None, skip_negated: frozenset[str],
+                 prefer: frozenset[str] = frozenset()):
         body = list(enumerate(clause.body))
         positives = [(i, lit) for i, lit in body if not is_negation(lit) and not is_distinct(lit)]
         tests = [(i, lit) for i, lit in body if is_negation(lit) or is_distinct(lit)]
@@ -146,8 +147,8 @@ class _Plan:
                                           else ("distinct", lit[1], lit[2]))
             if not remaining:
                 break
-            best = max(remaining, key=lambda p: sum(
-                1 if not is_var(leaf) or leaf in bound else -1 for _, leaf in _leaf_paths(p[1])))
+            best = max(remaining, key=lambda p: (relation(p[1]) in prefer, sum(
+                1 if not is_var(leaf) or leaf in bound else -1 for _, leaf in _leaf_paths(p[1]))))
             remaining.remove(best)
             lit = best[1]
             # Index on every leaf known by then, nested ones included: (true (cell ?x ?y ?p))
@@ -229,12 +230,13 @@ class Program:
 
     ``strata`` lists groups of relations, each after those it depends on; ``skip_negated``
     names relations whose negations are not tested (relaxed evaluation) but passed to
-    ``record`` with every derivation.
+    ``record`` with every derivation; literals of ``prefer`` relations (known to hold few
+    facts, e.g. ``does`` on one state) are joined first.
     """
 
     def __init__(self, clauses: list[Clause], strata: list[list[str]],
-                 skip_negated: Iterable[str] = ()):
-        skip = frozenset(skip_negated)
+                 skip_negated: Iterable[str] = (), prefer: Iterable[str] = ()):
+        skip, prefer = frozenset(skip_negated), frozenset(prefer)
         by_head: dict[str, list[Clause]] = defaultdict(list)
         for c in clauses:
             by_head[relation(c.head)].append(c)
@@ -244,11 +246,11 @@ class Program:
             full, deltas = [], []
             for rel in comp:
                 for c in by_head.get(rel, ()):
-                    plan = _Plan(c, None, skip)
+                    plan = _Plan(c, None, skip, prefer)
                     full.append((c, plan))
                     for i, lit in enumerate(c.body):
                         if not is_negation(lit) and not is_distinct(lit) and relation(lit) in members:
-                            deltas.append((c, _Plan(c, i, skip)))
+                            deltas.append((c, _Plan(c, i, skip, prefer)))
             if full:
                 self.strata.append((full, deltas))
 

@@ -47,7 +47,9 @@ class Interpreter(Reasoner):
         clauses = desc.clauses_for(before)
         self.before_program = Program(clauses, dependency_strata(clauses, before))
         clauses = desc.clauses_for(self.after_does)
-        self.after_program = Program(clauses, dependency_strata(clauses, self.after_does))
+        # One does fact per role: joining it first binds the move's arguments at once.
+        self.after_program = Program(clauses, dependency_strata(clauses, self.after_does),
+                                     prefer={"does"})
         self.init_facts = frozenset(f[1] for f in self.static.get("init"))
         self._codes: dict[Term, int] = {}
 
