@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from .base import Game
 from .encoding import Encoder
 
@@ -9,8 +11,9 @@ from .encoding import Encoder
 def make_game(name: str, **options) -> Game:
     """A game by its name: ``blokus``, ``tictactoe``, ``go`` (options ``size``, ``komi``,
     ``ko_rule``; ``goN`` names size N: ``go9``, ``go13``, ``go19``), ``daihinmin`` (options
-    ``rules``, ``first_game``), ``kuhn_poker`` (option ``num_players``, 3 by default) or
-    ``prisoners_dilemma`` (option ``rounds``)."""
+    ``rules``, ``first_game``), ``kuhn_poker`` (option ``num_players``, 3 by default),
+    ``prisoners_dilemma`` (option ``rounds``) or ``ggp:RULES.kif`` (a GDL description; options
+    ``reasoner``, ``max_game_length``)."""
     if name == "blokus":
         from .blokus import BlokusGame
 
@@ -35,8 +38,18 @@ def make_game(name: str, **options) -> Game:
         from .matrix import MatrixGame
 
         return MatrixGame(**options)
+    if name.startswith("ggp:"):
+        return _ggp_game(name[4:], tuple(sorted(options.items())))
     raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, goN (N x N: go9, go13, "
-                     f"go19, ...), daihinmin, kuhn_poker, prisoners_dilemma")
+                     f"go19, ...), daihinmin, kuhn_poker, prisoners_dilemma, ggp:RULES.kif")
+
+
+@functools.lru_cache(maxsize=8)
+def _ggp_game(path: str, options: tuple) -> Game:
+    # Cached: compiling a description takes seconds, and an arena makes the game per game played.
+    from .ggp import GgpGame
+
+    return GgpGame.from_file(path, **dict(options))
 
 
 def encoder_name(game: Game) -> str:

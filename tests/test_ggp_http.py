@@ -1,0 +1,155 @@
+"""The GGP match protocol over real HTTP on 127.0.0.1: messages, the player engine, the
+match manager."""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
+from blokuszero.games.base import SIMULTANEOUS
+from blokuszero.players.factory import make_player
+from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
+
+from ggp_sheets import RULES_DIR, needs_sheets, sheet_game, uct_first_places
+
+_spec = importlib.util.spec_from_file_location(
+    "ggp_match", Path(__file__).resolve().parents[1] / "scripts" / "ggp_match.py")
+ggp_match = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ggp_match)
+
+
+def test_messages_are_case_insensitive_and_round_trip():
+    msg = parse_message("(START Match.1 XPlayer ((ROLE xplayer) (role oplayer)) 30 15)")
+    assert (msg.command, msg.match_id, msg.role, msg.start_clock, msg.play_clock) == \
+        ("start", "match.1", "xplayer", 30.0, 15.0)
+    assert parse_message(format_message(msg)) == msg
+    assert parse_message("(play m nil)").moves is None
+    assert parse_message("(PLAY m ((MARK 1 2) noop))").moves == ["(mark 1 2)", "noop"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("(play m nil", "never closed"), ("(dance m)", "unknown command"),
+    ("(play m)", "play takes 2 arguments"), ("(start m x role 10 5)", "rules must be a list"),
+    ("(start m x ((role x)) soon 5)", "start clock must be a number"), ("hello", "a list"),
+])
+def test_bad_messages_are_named(text, words):
+    with pytest.raises(ProtocolError, match=words):
+        parse_message(text)
+
+
+@pytest.fixture
+def server():
+    """Our player on an ephemeral port of 127.0.0.1; yields (url, engine)."""
+    servers = []
+
+    def start(**options):
+        engine = GgpPlayerEngine(**{"margin": 0.4, **options})
+        httpd = serve(engine, 0)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        host, port = httpd.server_address
+        assert host == "127.0.0.1"
+        return f"http://127.0.0.1:{port}/", engine
+
+    yield start
+    for httpd in servers:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _post(url: str, text: str) -> str:
+    req = urllib.request.Request(url, data=text.encode(), headers={"Content-Type": "text/acl"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.read().decode()
+
+
+@needs_sheets
+def test_whole_match_between_two_of_our_players(server, tmp_path):
+    rules = (RULES_DIR / "tictactoe.kif").read_text()
+    a, _ = server(seed=1)
+    b, _ = server(seed=2)
+    record = ggp_match.run_match(rules, [a, b], "m1", start_clock=20, play_clock=1.0, seed=0)
+    assert record["replaced"] == []
+    assert 5 <= len(record["moves"]) <= 9
+    assert sorted(record["goals"]) in ([0, 100], [50, 50])
+    # The manager's moves replayed on our own reasoner end in the same goals.
+    game = sheet_game("tictactoe")
+    state = game.new_initial_state()
+    for joint in record["moves"]:
+        state.apply_joint_action([state.string_to_action(m) for m in joint])
+    assert state.returns().tolist() == record["goals"]
+
+
+@needs_sheets
+def test_player_survives_bad_requests(server):
+    url, _ = server()
+    rules = (RULES_DIR / "tictactoe.kif").read_text()
+    assert "available" in _post(url, "(info)")
+    assert _post(url, "(play m1 nil").startswith("(error")
+    assert _post(url, "(play nosuchmatch nil)") == '(error "play nosuchmatch: unknown match nosuchmatch")'
+    assert _post(url, format_message(Message("start", "m1", "oplayer", rules, 10, 1))) == "ready"
+    assert _post(url, format_message(Message("start", "m1", "oplayer", rules, 10, 1))).startswith("(error")
+    assert _post(url, "(play m1 nil)") == "noop"
+    assert "(error" in _post(url, "(play m1 nil)")  # a repeated first play
+    assert "not legal" in _post(url, "(play m1 ((mark 9 9) noop))") or "not a move" in \
+        _post(url, "(play m1 ((mark 9 9) noop))")
+    assert _post(url, "(play m1 ((mark 1 1) noop))").startswith("(mark")
+    assert _post(url, "(stop m1 ((mark 2 2) noop))") == "done"
+    assert "is over" in _post(url, "(play m1 ((mark 3 3) noop))")
+    assert "available" in _post(url, "(info)")
+    assert _post(url, "(start m2 nobody ((role x)) 10 1)").startswith("(error")
+
+
+def _spin(seconds: float) -> None:
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+
+
+@needs_sheets
+def test_answers_within_the_clock_while_both_cores_are_busy(server):
+    url, _ = server(margin=0.5)
+    rules = (RULES_DIR / "connectfour.kif").read_text()
+    assert _post(url, format_message(Message("start", "busy", "red", rules, 10, 2.0))) == "ready"
+    hogs = [multiprocessing.Process(target=_spin, args=(8.0,)) for _ in range(2)]
+    for h in hogs:
+        h.start()
+    try:
+        for moves in (None, None):
+            start = time.perf_counter()
+            reply = _post(url, format_message(Message("play", "busy", moves=moves)))
+            took = time.perf_counter() - start
+            assert reply.startswith("(drop") and took < 2.0
+            break
+    finally:
+        for h in hogs:
+            h.terminate()
+            h.join()
+
+
+@needs_sheets
+@pytest.mark.xfail(reason="needs decoupled selection from the core", strict=False)
+@pytest.mark.parametrize("name", ["blocker", "connectfoursimultaneous"])
+def test_search_at_simultaneous_nodes(name):
+    game = sheet_game(name)
+    state = game.new_initial_state()
+    assert state.current_player() == SIMULTANEOUS
+    player = make_player(game, {"preset": "uct", "simulations": 300}, seed=0)
+    action = player.choose_action(state)
+    assert any(action in state.legal_actions(p) for p in range(game.num_players))
+
+
+@needs_sheets
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "tictactoe_3player"])
+def test_uct_beats_random(name):
+    first = uct_first_places(sheet_game(name), {"c": 0.7, "simulations": 300,
+                                                "playout": "uniform"}, games=10)
+    assert first >= 8, f"UCT first (ties included) in {first} of 10 games on {name}"

@@ -1,0 +1,63 @@
+"""MAST and NST playout policies: their statistics, their choices, and UCT with them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blokuszero.games.ggp import GgpGame
+from blokuszero.players.playout_policies import PolicyRolloutEvaluator
+
+from ggp_sheets import needs_sheets, sheet_game, uct_first_places
+from test_ggp_reasoner import PICK3
+
+
+def test_rewards_are_goals_rescaled_to_unit_range():
+    game = GgpGame(PICK3)
+    ev = PolicyRolloutEvaluator(game, "mast", rng=0)
+    assert list(ev.terminal_value(np.array([0.0, 50.0, 100.0]))) == [0.0, 0.5, 1.0]
+
+
+def test_mast_learns_mean_reward_per_move_and_prefers_the_better():
+    game = GgpGame(PICK3)
+    ev = PolicyRolloutEvaluator(game, "mast", tau=0.05, rng=0)
+    ev._learn([1, 1], [7, 8], np.array([0.5, 1.0, 0.0]))
+    ev._learn([1], [7], np.array([0.5, 0.0, 1.0]))
+    assert ev._mean((1, 7)) == 0.5 and ev._mean((1, 8)) == 1.0
+    picks = [ev._mast(1, np.array([7, 8])) for _ in range(200)]
+    # exp(-0.5 / 0.05) ~ 4.5e-5: move 8 nearly always
+    assert picks.count(8) >= 198
+
+
+def test_nst_uses_longer_ngrams_once_seen_enough():
+    game = GgpGame(PICK3)
+    ev = PolicyRolloutEvaluator(game, "nst", epsilon=0.0, min_visits=2, rng=0)
+    for _ in range(2):  # after move 5, move 7 did well; alone, move 8 did better
+        ev._learn([0, 1], [5, 7], np.array([0.0, 1.0, 0.0]))
+    for _ in range(4):
+        ev._learn([1], [8], np.array([0.0, 0.9, 0.0]))
+        ev._learn([1], [7], np.array([0.0, 0.0, 0.0]))
+    # 1-grams: 7 -> 2/6 = 0.33, 8 -> 0.9; 2-gram (5, 7) -> 1.0 counts after move 5 only.
+    assert ev._nst(1, np.array([7, 8]), []) == 8
+    assert ev._nst(1, np.array([7, 8]), [5]) == 8  # mean(0.33, 1.0) = 0.67 < 0.9
+    for _ in range(16):  # 7 -> 18/22 = 0.82; with (5, 7): mean(0.82, 1.0) = 0.91 > 0.9
+        ev._learn([0, 1], [5, 7], np.array([0.0, 1.0, 0.0]))
+    assert ev._nst(1, np.array([7, 8]), [5]) == 7
+    assert ev._nst(1, np.array([7, 8]), [6]) == 8  # no such 2-gram: 1-grams only
+
+
+@pytest.mark.parametrize("policy", ["mast", "nst"])
+def test_playouts_reach_the_end_at_simultaneous_nodes(policy):
+    game = GgpGame(PICK3)
+    ev = PolicyRolloutEvaluator(game, policy, rng=1)
+    for _ in range(20):
+        (out,) = ev.evaluate([game.new_initial_state()])
+        assert out.value.shape == (3,) and 0 <= out.value.min() <= out.value.max() <= 1
+    assert ev.stats
+
+
+@needs_sheets
+@pytest.mark.parametrize("policy", ["mast", "nst"])
+def test_uct_with_learned_playouts_beats_random(policy):
+    spec = {"c": 0.7, "simulations": 200, "playout": policy}
+    assert uct_first_places(sheet_game("connectfour"), spec, games=6) >= 5

@@ -1,0 +1,236 @@
+"""GDL reading, restriction checks, both reasoners against reference perft counts and each
+other, and the Game adapter (conformance on every rule sheet)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+from blokuszero.games.base import SIMULTANEOUS, TERMINAL
+from blokuszero.games.ggp import GgpGame, GdlError, KifError, load_description, parse_kif
+from blokuszero.games.ggp.perft import main as perft_main, perft
+from blokuszero.games.ggp.reasoner import make_reasoner
+from blokuszero.games.testing import check_game, random_step
+
+from ggp_sheets import RULES_DIR, SHEETS, needs_sheets, sheet_game
+
+# A 3-role game written for these tests (no sheet has its shape): every role picks a number
+# at once; after two rounds the sum decides. Simultaneous moves, recursion (sum by successor),
+# negation, `or` and a role whose only move is forced in the second round.
+PICK3 = """
+; three roles choose simultaneously
+(role a) (role b) (role c)
+(num 0) (num 1) (num 2)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (plus ?x 0 ?x) (num ?x))
+(<= (plus ?x ?y ?z) (succ ?y0 ?y) (succ ?z0 ?z) (plus ?x ?y0 ?z0))
+(init (round 0))
+(<= (legal ?r (pick ?n)) (role ?r) (num ?n) (true (round 0)))
+(<= (legal a (pick 0)) (true (round 1)))
+(<= (legal ?r (pick ?n)) (role ?r) (distinct ?r a) (num ?n) (true (round 1)))
+(<= (next (picked ?r ?n)) (does ?r (pick ?n)))
+(<= (next (round 1)) (true (round 0)))
+(<= (next (round 2)) (true (round 1)))
+(<= (next (last ?r ?n)) (true (picked ?r ?n)))
+(<= terminal (true (round 2)))
+(<= (total ?s) (true (picked b ?x)) (true (picked c ?y)) (plus ?x ?y ?s))
+(<= high (total ?s) (or (succ 2 ?s) (succ 3 ?s)))
+(<= (goal b 100) high)
+(<= (goal b 0) (not high))
+(<= (goal c 100) (not high))
+(<= (goal c 0) high)
+(<= (goal a 50) (role a))
+"""
+
+
+def test_parser_reads_rules_case_insensitively():
+    rules = parse_kif("; comment\n(ROLE X)\n(<= (Legal ?P Noop) (role ?p))")
+    assert rules[0].head == ("role", "x") and rules[0].line == 2
+    assert rules[1].head == ("legal", "?p", "noop") and rules[1].body == (("role", "?p"),)
+
+
+@pytest.mark.parametrize("text, where, words", [
+    ("(role x)\n(init (cell 1)", (2, 1), "never closed"),
+    ("(role x))", (1, 9), "without a matching"),
+    ("(role x)\n  (<= ?x (role x))", (2, 7), "cannot be a rule head"),
+    ("(role x)\n(<= (p ?x) ((q) ?x))", (2, 13), "cannot be the name"),
+    ("(role x)\n(<= (p) (not (q) (r)))", (2, 9), "'not' takes one"),
+])
+def test_parser_errors_name_line_and_column(text, where, words):
+    with pytest.raises(KifError, match=words) as err:
+        parse_kif(text)
+    assert (err.value.line, err.value.column) == where
+
+
+@pytest.mark.parametrize("text, words", [
+    ("(role x)\n(<= (p ?y) (q ?x))", "unsafe: variable \\?y of the head"),
+    ("(role x)\n(<= (p ?x) (q ?x) (not (r ?y)))", "unsafe: variable \\?y of the negation"),
+    ("(role x)\n(<= (p ?x) (q ?x) (distinct ?x ?z))", "unsafe: variable \\?z of the distinct"),
+    ("(role x)\n(q 1)\n(<= (p ?x) (q ?x) (not (s ?x)))\n(<= (s ?x) (p ?x))", "not stratified"),
+    ("(role x)\n(q 1)\n(<= (p ?x) (q ?x))\n(<= (p ?y) (p ?x) (f ?x ?y))\n(<= (f ?x ?y) (p ?y) (q ?x))",
+     "recursion restriction"),
+    ("(role x)\n(<= (legal x a) (does x b))", "legal must not depend on does"),
+    ("(role x)\n(<= (true a) (role x))", "'true' cannot be defined"),
+    ("(role x)\n(p 1)\n(p 1 2)", "relation p used with 2 arguments"),
+    ("(p 1)", "declares no"),
+])
+def test_gdl_restrictions_name_the_rule(text, words):
+    with pytest.raises(GdlError, match=words) as err:
+        load_description(text)
+    if err.value.rule is not None:
+        assert f"line {err.value.rule.line}" in str(err.value)
+
+
+def _records(reasoner_kind: str, name: str, depth: int) -> list[dict]:
+    desc = load_description((RULES_DIR / f"{name}.kif").read_text())
+    return list(perft(make_reasoner(desc, reasoner_kind), depth))
+
+
+def _expected(name: str, depth: int) -> list[dict]:
+    data = json.loads((RULES_DIR / "perft.json").read_text())["games"][name]["depths"]
+    return [r for r in data if r["depth"] <= depth]
+
+
+@needs_sheets
+@pytest.mark.parametrize("name, depth, kind", [
+    ("tictactoe", 9, "propnet"), ("tictactoe", 4, "interpreter"),
+    ("connectfour", 5, "propnet"), ("connectfour", 3, "interpreter"),
+    ("breakthrough", 2, "propnet"),
+    pytest.param("breakthrough", 3, "propnet", marks=pytest.mark.slow),
+    pytest.param("connectfour", 6, "propnet", marks=pytest.mark.slow),
+    pytest.param("breakthrough", 4, "propnet", marks=pytest.mark.slow),
+])
+def test_perft_matches_reference(name, depth, kind):
+    assert _records(kind, name, depth) == _expected(name, depth)
+
+
+@needs_sheets
+def test_perft_command_prints_one_json_object_per_depth(capsys):
+    perft_main([str(RULES_DIR / "tictactoe.kif"), "--depth", "3"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(x) for x in lines] == _expected("tictactoe", 3)
+
+
+def _agree(text: str, games: int, seed: int = 0) -> None:
+    """Propositional network and interpreter give the same legal moves, facts, terminal
+    flags and goals along random games."""
+    desc = load_description(text)
+    net, interp = make_reasoner(desc, "propnet"), make_reasoner(desc, "interpreter")
+    assert net.moves == interp.moves
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        a, b = net.initial(), interp.initial()
+        while True:
+            assert net.facts(a) == interp.facts(b)
+            assert net.is_terminal(a) == interp.is_terminal(b)
+            if net.is_terminal(a):
+                assert np.array_equal(net.goals(a), interp.goals(b))
+                break
+            legal = [net.legal(a, r) for r in range(len(net.roles))]
+            for r, moves in enumerate(legal):
+                assert np.array_equal(moves, interp.legal(b, r))
+            joint = np.array([rng.choice(m) for m in legal])
+            a, b = net.next(a, joint), interp.next(b, joint)
+
+
+def test_reasoners_agree_on_a_three_role_simultaneous_game():
+    _agree(PICK3, games=20)
+
+
+@needs_sheets
+@pytest.mark.parametrize("name", ["tictactoe_3player", "connectfoursimultaneous", "pawnwhopping",
+                                  "sheepandwolf", "3pffa"])
+def test_reasoners_agree_on_sheets(name):
+    _agree((RULES_DIR / f"{name}.kif").read_text(), games=2)
+
+
+def test_three_role_game_through_the_game_interface():
+    game = GgpGame(PICK3, name="pick3")
+    assert game.roles == ["a", "b", "c"] and (game.min_utility, game.max_utility) == (0, 100)
+    check_game(game, num_games=5)
+    state = game.new_initial_state()
+    assert state.current_player() == SIMULTANEOUS
+    with pytest.raises(ValueError, match="apply_joint_action"):
+        state.apply_action(0)
+    pick = {n: state.string_to_action(f"(pick {n})") for n in range(3)}
+    with pytest.raises(ValueError, match=r"\(pick 5\)"):
+        state.string_to_action("(pick 5)")
+    state.apply_joint_action([pick[2], pick[1], pick[2]])
+    # Round 1: a is forced to (pick 0), b and c choose: still simultaneous.
+    assert state.current_player() == SIMULTANEOUS
+    assert list(state.legal_actions(0)) == [pick[0]]
+    before = state.key()
+    with pytest.raises(ValueError, match="not legal for role a"):
+        state.apply_joint_action([pick[1], pick[0], pick[0]])
+    assert state.key() == before
+    state.apply_joint_action([pick[0], pick[2], pick[1]])
+    assert state.current_player() == TERMINAL and len(state.legal_actions()) == 0
+    assert list(state.returns()) == [50.0, 100.0, 0.0]  # b + c = 3: high
+
+
+def test_forced_roles_leave_one_mover():
+    text = PICK3.replace("(<= (legal ?r (pick ?n)) (role ?r) (num ?n) (true (round 0)))",
+                         "(<= (legal a (pick ?n)) (num ?n) (true (round 0)))\n"
+                         "(<= (legal ?r (pick 0)) (role ?r) (distinct ?r a) (true (round 0)))")
+    state = GgpGame(text).new_initial_state()
+    assert state.current_player() == 0  # only a has a choice
+    state.apply_action(state.string_to_action("(pick 1)"))
+    assert state.current_player() == SIMULTANEOUS
+
+
+def test_auto_falls_back_to_the_interpreter_and_says_why(caplog):
+    with caplog.at_level(logging.WARNING):
+        game = GgpGame(PICK3, max_instances=10)
+    assert game.reasoner.kind == "interpreter"
+    assert "more than 10 clause instances" in caplog.text
+    check_game(game, num_games=2)
+
+
+_SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough", "ttcc4",
+                "ttcc4_2player"}
+
+
+@needs_sheets
+@pytest.mark.parametrize("name", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_SHEETS
+                                  else s for s in SHEETS])
+def test_every_sheet_passes_conformance(name):
+    game = sheet_game(name)
+    check_game(game, num_games=3, max_strings=5)
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        random_step(state, game.num_players, rng)
+    assert np.all((state.returns() >= 0) & (state.returns() <= 100))
+
+
+@needs_sheets
+def test_fast_playout_ends_the_game():
+    from blokuszero.search.mcts import seed_numba
+
+    seed_numba(3)
+    state = sheet_game("connectfour").new_initial_state()
+    movers, actions = state.playout()
+    assert state.is_terminal() and len(movers) == len(actions) > 0
+    assert set(movers) <= {0, 1} and state.returns().sum() == 100
+
+
+@needs_sheets
+def test_registry_makes_a_ggp_game_from_its_rules():
+    from blokuszero.games.registry import make_game
+
+    game = make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}")
+    assert game.name == "tictactoe" and game.num_players == 2
+    assert make_game(f"ggp:{RULES_DIR / 'tictactoe.kif'}") is game  # compiled once
+
+
+def test_a_role_without_moves_ends_the_game(caplog):
+    text = PICK3.replace("(<= (legal a (pick 0)) (true (round 1)))", "")
+    game = GgpGame(text)
+    state = game.new_initial_state()
+    state.apply_joint_action([state.string_to_action("(pick 1)")] * 3)
+    assert state.current_player() == TERMINAL and state.is_terminal()
+    assert "role a has no legal move" in caplog.text
+    assert list(state.returns()) == [50.0, 0.0, 100.0]  # the goals that hold: 1 + 1 is low
