@@ -114,6 +114,15 @@ def test_perft_command_prints_one_json_object_per_depth(capsys):
     assert [json.loads(x) for x in lines] == _expected("tictactoe", 3)
 
 
+def test_perft_command_names_the_fault_in_bad_rules(tmp_path, capsys):
+    bad = tmp_path / "bad.kif"
+    bad.write_text("(role x)\n(<= (p ?y) (role x))\n")
+    with pytest.raises(SystemExit) as exit_info:
+        perft_main([str(bad), "--depth", "1"])
+    assert exit_info.value.code == 2
+    assert "unsafe: variable ?y" in capsys.readouterr().err
+
+
 def _agree(text: str, games: int, seed: int = 0) -> None:
     """Propositional network and interpreter give the same legal moves, facts, terminal
     flags and goals along random games."""
