@@ -114,6 +114,15 @@ def test_perft_command_prints_one_json_object_per_depth(capsys):
     assert [json.loads(x) for x in lines] == _expected("tictactoe", 3)
 
 
+def test_perft_command_names_the_fault_in_bad_rules(tmp_path, capsys):
+    bad = tmp_path / "bad.kif"
+    bad.write_text("(role x)\n(<= (p ?y) (role x))\n")
+    with pytest.raises(SystemExit) as exit_info:
+        perft_main([str(bad), "--depth", "1"])
+    assert exit_info.value.code == 2
+    assert "unsafe: variable ?y" in capsys.readouterr().err
+
+
 def _agree(text: str, games: int, seed: int = 0) -> None:
     """Propositional network and interpreter give the same legal moves, facts, terminal
     flags and goals along random games."""
@@ -234,3 +243,42 @@ def test_a_role_without_moves_ends_the_game(caplog):
     assert state.current_player() == TERMINAL and state.is_terminal()
     assert "role a has no legal move" in caplog.text
     assert list(state.returns()) == [50.0, 0.0, 100.0]  # the goals that hold: 1 + 1 is low
+
+
+# Six roles in turn add 1 or 2 to a shared total (successor facts, a control ring); the role
+# that reaches 12 or more first scores 100, the others 0.
+SIX = """
+(role r1) (role r2) (role r3) (role r4) (role r5) (role r6)
+(nextrole r1 r2) (nextrole r2 r3) (nextrole r3 r4) (nextrole r4 r5) (nextrole r5 r6) (nextrole r6 r1)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(succ 8 9) (succ 9 10) (succ 10 11) (succ 11 12) (succ 12 13)
+(init (total 0)) (init (control r1))
+(<= (legal ?r (add 1)) (true (control ?r)))
+(<= (legal ?r (add 2)) (true (control ?r)))
+(<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+(<= (next (total ?n)) (does ?r (add 1)) (true (total ?m)) (succ ?m ?n))
+(<= (next (total ?n)) (does ?r (add 2)) (true (total ?m)) (succ ?m ?k) (succ ?k ?n))
+(<= (next (control ?s)) (true (control ?r)) (nextrole ?r ?s))
+(<= (next (winner ?r)) (true (control ?r)) (does ?r (add ?k)) (true (total ?m)) (reaches ?m ?k))
+(<= (next (winner ?r)) (true (winner ?r)))
+(<= (reaches 11 ?k) (succ 0 ?k))
+(<= (reaches 11 2) (succ 0 1))
+(<= (reaches 10 2) (succ 0 1))
+(<= done (true (winner ?r)))
+(<= terminal done)
+(<= (goal ?r 100) (true (winner ?r)))
+(<= (goal ?r 0) (role ?r) (not (true (winner ?r))))
+"""
+
+
+def test_six_role_turn_taking_game():
+    _agree(SIX, games=10)
+    game = GgpGame(SIX, name="six")
+    assert game.num_players == 6
+    check_game(game, num_games=5)
+    state = game.new_initial_state()
+    assert state.current_player() == 0 and list(state.legal_actions(1)) == [
+        state.string_to_action("noop")]
+    for _ in range(6):  # 2 each: 12 after the sixth move, by r6
+        state.apply_action(state.string_to_action("(add 2)"))
+    assert state.is_terminal() and list(state.returns()) == [0] * 5 + [100]

@@ -46,8 +46,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, required=True, help="deepest depth counted")
     parser.add_argument("--reasoner", default="auto", choices=("auto", "propnet", "interpreter"))
     args = parser.parse_args(argv)
-    with open(args.rules) as f:
-        reasoner = make_reasoner(load_description(f.read()), args.reasoner)
+    try:
+        with open(args.rules) as f:
+            reasoner = make_reasoner(load_description(f.read()), args.reasoner)
+    except (OSError, ValueError) as err:  # KifError and GdlError are ValueErrors
+        parser.exit(2, f"{args.rules}: {err}\n")
     for record in perft(reasoner, args.depth):
         print(json.dumps(record), flush=True)
 
