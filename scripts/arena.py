@@ -19,7 +19,8 @@ from blokuszero.match.arena import Match, format_summary, run_match
 @hydra.main(version_base="1.3", config_path="../conf", config_name="arena")
 def main(cfg: DictConfig) -> None:
     out_dir = Path(cfg.out_dir or HydraConfig.get().runtime.output_dir)
-    match = Match(game=cfg.game.name, seats=list(cfg.seats),
+    options = {k: v for k, v in OmegaConf.to_container(cfg.game, resolve=True).items() if k != "name"}
+    match = Match(game=cfg.game.name, game_options=options, seats=list(cfg.seats),
                   players=OmegaConf.to_container(cfg.players, resolve=True),
                   random_opening_moves=cfg.random_opening_moves)
     try:

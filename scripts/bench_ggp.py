@@ -18,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from blokuszero.games.ggp import GgpGame
-from blokuszero.search.mcts import seed_numba
+from blokuszero.games.numba_random import seed_numba
 
-# ../shared/data/ggp beside the checkout (the main one, or the one a worktree belongs to).
-DEFAULT_RULES = next((p for p in (Path(__file__).resolve().parents[1].parent / "shared/data/ggp",
-                                  Path("/work/shared/data/ggp")) if p.exists()), None)
+# The rule sheets the project keeps (copies of ../shared/data/ggp).
+DEFAULT_RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
 
 
 def updates_per_second(game: GgpGame, seconds: float, rng: np.random.Generator) -> float:

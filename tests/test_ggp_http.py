@@ -13,12 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
+from blokuszero.engines.ggp_player import GgpPlayerEngine, make_uct_player, serve
 from blokuszero.games.base import SIMULTANEOUS
-from blokuszero.players.factory import make_player
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
 
-from ggp_sheets import RULES_DIR, needs_sheets, sheet_game, uct_first_places
+from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
 _spec = importlib.util.spec_from_file_location(
     "ggp_match", Path(__file__).resolve().parents[1] / "scripts" / "ggp_match.py")
@@ -71,7 +70,6 @@ def _post(url: str, text: str) -> str:
         return r.read().decode()
 
 
-@needs_sheets
 def test_whole_match_between_two_of_our_players(server, tmp_path):
     rules = (RULES_DIR / "tictactoe.kif").read_text()
     a, _ = server(seed=1)
@@ -88,7 +86,6 @@ def test_whole_match_between_two_of_our_players(server, tmp_path):
     assert state.returns().tolist() == record["goals"]
 
 
-@needs_sheets
 def test_player_survives_bad_requests(server):
     url, _ = server()
     rules = (RULES_DIR / "tictactoe.kif").read_text()
@@ -114,7 +111,6 @@ def _spin(seconds: float) -> None:
         pass
 
 
-@needs_sheets
 def test_answers_within_the_clock_while_both_cores_are_busy(server):
     url, _ = server(margin=0.5)
     rules = (RULES_DIR / "connectfour.kif").read_text()
@@ -135,19 +131,26 @@ def test_answers_within_the_clock_while_both_cores_are_busy(server):
             h.join()
 
 
-@needs_sheets
-@pytest.mark.xfail(reason="needs decoupled selection from the core", strict=False)
 @pytest.mark.parametrize("name", ["blocker", "connectfoursimultaneous"])
 def test_search_at_simultaneous_nodes(name):
+    """Decoupled selection at the joint root: each role gets a move of its own from the one
+    search, every role's moves are visited, and the tree follows the joint move played."""
     game = sheet_game(name)
     state = game.new_initial_state()
     assert state.current_player() == SIMULTANEOUS
-    player = make_player(game, {"preset": "uct", "simulations": 300}, seed=0)
-    action = player.choose_action(state)
-    assert any(action in state.legal_actions(p) for p in range(game.num_players))
+    player = make_uct_player(game, {"c": 0.7, "simulations": 300, "playout": "uniform"}, seed=0)
+    joint = [player.choose_action(state, p) for p in range(game.num_players)]
+    result = player.mcts.result(300)
+    for p in range(game.num_players):
+        assert joint[p] in state.legal_actions(p)
+        mine = result.movers == p
+        assert set(result.actions[mine]) == set(state.legal_actions(p))
+        assert result.visits[mine].sum() >= 300  # every simulation chose a move for each role
+    player.inform_joint(joint)
+    state.apply_joint_action(joint)
+    assert player.mcts.tree is not None and player.mcts.tree.visits[0] > 0
 
 
-@needs_sheets
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "tictactoe_3player"])
 def test_uct_beats_random(name):
     first = uct_first_places(sheet_game(name), {"c": 0.7, "simulations": 300,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from blokuszero.games.ggp import GgpGame
-from blokuszero.players.playout_policies import PolicyRolloutEvaluator
+from blokuszero.search.playout_policies import PolicyRolloutEvaluator
 
-from ggp_sheets import needs_sheets, sheet_game, uct_first_places
+from ggp_sheets import sheet_game, uct_first_places
 from test_ggp_reasoner import PICK3
 
 
@@ -56,8 +58,24 @@ def test_playouts_reach_the_end_at_simultaneous_nodes(policy):
     assert ev.stats
 
 
-@needs_sheets
 @pytest.mark.parametrize("policy", ["mast", "nst"])
 def test_uct_with_learned_playouts_beats_random(policy):
     spec = {"c": 0.7, "simulations": 200, "playout": policy}
     assert uct_first_places(sheet_game("connectfour"), spec, games=6) >= 5
+
+
+def test_arena_plays_gdl_games_and_counts_wins_above_the_middle_goal(tmp_path):
+    """``game=ggp game.rules=...`` in the arena: UCT against random on tic-tac-toe; a seat wins
+    with a goal above 50, so a drawn game (50 each) is nobody's win."""
+    from blokuszero.match.arena import Match, run_match
+    from ggp_sheets import RULES_DIR
+
+    match = Match(game="ggp", game_options={"rules": str(RULES_DIR / "tictactoe.kif")},
+                  seats=["uct", "random"], players={"uct": {"preset": "uct", "simulations": 200},
+                                                    "random": {"preset": "random"}})
+    summary = run_match(match, games=6, seed=0, out_dir=tmp_path, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 6 and "above 50" in summary["win_rule"]
+    decided = sum(1 for r in records if max(r["returns"]) > 50)
+    wins = summary["players"]["uct"]["wins"] + summary["players"]["random"]["wins"]
+    assert wins == decided and summary["players"]["uct"]["wins"] >= 4

@@ -15,7 +15,7 @@ from blokuszero.games.ggp.perft import main as perft_main, perft
 from blokuszero.games.ggp.reasoner import make_reasoner
 from blokuszero.games.testing import check_game, random_step
 
-from ggp_sheets import RULES_DIR, SHEETS, needs_sheets, sheet_game
+from ggp_sheets import RULES_DIR, SHEETS, sheet_game
 
 # A 3-role game written for these tests (no sheet has its shape): every role picks a number
 # at once; after two rounds the sum decides. Simultaneous moves, recursion (sum by successor),
@@ -94,7 +94,6 @@ def _expected(name: str, depth: int) -> list[dict]:
     return [r for r in data if r["depth"] <= depth]
 
 
-@needs_sheets
 @pytest.mark.parametrize("name, depth, kind", [
     ("tictactoe", 9, "propnet"), ("tictactoe", 4, "interpreter"),
     ("connectfour", 5, "propnet"), ("connectfour", 3, "interpreter"),
@@ -107,7 +106,6 @@ def test_perft_matches_reference(name, depth, kind):
     assert _records(kind, name, depth) == _expected(name, depth)
 
 
-@needs_sheets
 def test_perft_command_prints_one_json_object_per_depth(capsys):
     perft_main([str(RULES_DIR / "tictactoe.kif"), "--depth", "3"])
     lines = capsys.readouterr().out.splitlines()
@@ -149,7 +147,6 @@ def test_reasoners_agree_on_a_three_role_simultaneous_game():
     _agree(PICK3, games=20)
 
 
-@needs_sheets
 @pytest.mark.parametrize("name", ["tictactoe_3player", "connectfoursimultaneous", "pawnwhopping",
                                   "sheepandwolf", "3pffa"])
 def test_reasoners_agree_on_sheets(name):
@@ -202,7 +199,6 @@ _SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough",
                 "ttcc4_2player"}
 
 
-@needs_sheets
 @pytest.mark.parametrize("name", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_SHEETS
                                   else s for s in SHEETS])
 def test_every_sheet_passes_conformance(name):
@@ -215,9 +211,8 @@ def test_every_sheet_passes_conformance(name):
     assert np.all((state.returns() >= 0) & (state.returns() <= 100))
 
 
-@needs_sheets
 def test_fast_playout_ends_the_game():
-    from blokuszero.search.mcts import seed_numba
+    from blokuszero.games.numba_random import seed_numba
 
     seed_numba(3)
     state = sheet_game("connectfour").new_initial_state()
@@ -226,7 +221,6 @@ def test_fast_playout_ends_the_game():
     assert set(movers) <= {0, 1} and state.returns().sum() == 100
 
 
-@needs_sheets
 def test_registry_makes_a_ggp_game_from_its_rules():
     from blokuszero.games.registry import make_game
 

@@ -94,8 +94,16 @@ COMMANDS: dict[str, Run] = {
     "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
         Run(skip="joins an outside UECda server (the TCP tests and the match above run this client)"),
     "python scripts/bench_daihinmin.py": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
+    "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
+    "blokuszero-ggp-player --port 9147": Run(
+        skip="a server that runs until stopped: tests/test_ggp_http.py serves it over HTTP"),
+    "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "
+    "--start-clock 10 --play-clock 5 --matches 4 --rotate --out runs/ggp": Run(
+        skip="needs two players serving at those URLs: tests/test_ggp_http.py plays a whole match through it"),
+    "python scripts/bench_ggp.py --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
+    "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
 }
 
 
@@ -120,7 +128,7 @@ def test_every_readme_command_has_a_way_to_run():
 def clone(tmp_path_factory) -> Path:
     """A scratch directory standing for a user's clone (the scripts run from the real one)."""
     where = tmp_path_factory.mktemp("clone")
-    for name in ("train.py", "scripts", "conf"):
+    for name in ("train.py", "scripts", "conf", "tests"):
         (where / name).symlink_to(ROOT / name)
     return where
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..players.playout_policies import POLICIES, PolicyRolloutEvaluator
+from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
 from ..players.search_players import MCTSPlayer
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.selection import UCB1
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SPEC = {"c": 0.7, "simulations": 10**9, "playout": "uniform"}  # bounded by the clock
 
 
-def _make_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
+def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
     """UCT (UCB1, MaxN backup, most-visited move, tree reuse) over playouts of ``spec['playout']``
     (uniform, mast, nst) rewarded on the game's goal scale."""
     rng = np.random.default_rng(seed)
@@ -109,7 +109,7 @@ class GgpPlayerEngine:
         # The search stops itself well before the reply is due (its last simulation and the
         # worker hand-over take time); the reply waits for it until the deadline.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05)}
-        player = _make_player(game, spec, seed=int(self.rng.integers(2**31)))
+        player = make_uct_player(game, spec, seed=int(self.rng.integers(2**31)))
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
                                                 game.new_initial_state(), player, msg.play_clock)
@@ -139,7 +139,7 @@ class GgpPlayerEngine:
         if mover >= 0:
             match.player.inform(joint[mover], mover)  # keeps the searched subtree
         else:
-            match.player.reset()
+            match.player.inform_joint(joint)
 
     def _play(self, msg: Message) -> str:
         match = self._match(msg)
@@ -151,14 +151,20 @@ class GgpPlayerEngine:
             if len(legal) == 0:
                 raise ValueError("the game is over")
             fallback = int(self.rng.choice(legal))
-            if len(legal) == 1 or state.current_player() == SIMULTANEOUS:
-                return state.action_to_string(fallback if len(legal) > 1 else int(legal[0]))
-            future = self.worker.submit(match.player.choose_action, state.clone())
+            if len(legal) == 1:
+                return state.action_to_string(int(legal[0]))
+            # At a simultaneous-move state the search's root holds every role's moves.
+            role = match.role if state.current_player() == SIMULTANEOUS else None
+            future = self.worker.submit(match.player.choose_action, state.clone(), role)
             try:
                 action = future.result(timeout=max(match.play_clock - self.margin, 0.05))
             except concurrent.futures.TimeoutError:
                 log.warning("match %s: search missed the deadline, playing %s", msg.match_id,
                             state.action_to_string(fallback))
+                action = fallback
+            except Exception:  # a failed search must not forfeit the match: answer a legal move
+                log.exception("match %s: search failed, playing %s", msg.match_id,
+                              state.action_to_string(fallback))
                 action = fallback
             return state.action_to_string(int(action))
 

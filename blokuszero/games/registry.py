@@ -13,7 +13,7 @@ def make_game(name: str, **options) -> Game:
     ``ko_rule``; ``goN`` names size N: ``go9``, ``go13``, ``go19``), ``daihinmin`` (options
     ``rules``, ``first_game``), ``kuhn_poker`` (option ``num_players``, 3 by default),
     ``prisoners_dilemma`` (option ``rounds``) or ``ggp:RULES.kif`` (a GDL description; options
-    ``reasoner``, ``max_game_length``)."""
+    ``reasoner``, ``max_game_length``; ``ggp`` with option ``rules`` likewise)."""
     if name == "blokus":
         from .blokus import BlokusGame
 
@@ -40,6 +40,11 @@ def make_game(name: str, **options) -> Game:
         return MatrixGame(**options)
     if name.startswith("ggp:"):
         return _ggp_game(name[4:], tuple(sorted(options.items())))
+    if name == "ggp":  # the rules as an option: conf/game/ggp.yaml's game.rules
+        rules = options.pop("rules", None)
+        if not rules:
+            raise ValueError("game ggp needs its rules: a GDL description (.kif), e.g. game.rules=connectfour.kif")
+        return _ggp_game(str(rules), tuple(sorted(options.items())))
     raise ValueError(f"unknown game {name!r}; known: blokus, tictactoe, go, goN (N x N: go9, go13, "
                      f"go19, ...), daihinmin, kuhn_poker, prisoners_dilemma, ggp:RULES.kif")
 

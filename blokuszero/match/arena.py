@@ -1,7 +1,8 @@
 """Matches between players: seating shuffled (or rotated) per game, random openings, parallel workers.
 
-A seat wins a game when its return is positive: with Blokus' returns, a shared first
-place counts as a win for every colour that shares it.
+A seat wins a game when its return is above the middle of the game's utility range (0 for
+returns in -1..1, 50 for GDL goals 0-100): with Blokus' returns, a shared first place counts as
+a win for every colour that shares it; a draw at the middle is no win.
 """
 
 from __future__ import annotations
@@ -178,8 +179,11 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
     """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score,
     and the same per seat (``by_seat``: Go's Black and White, Blokus' colours)."""
 
+    game = match.make_game()
+    middle = (game.min_utility + game.max_utility) / 2
+
     def rate(results: list[tuple[float, float]]) -> dict[str, Any]:
-        wins = sum(1 for ret, _ in results if ret > 0)
+        wins = sum(1 for ret, _ in results if ret > middle)
         low, high = wilson_interval(wins, len(results))
         return {"games": len(results), "wins": wins, "win_rate": wins / len(results) if results else 0.0,
                 "ci_low": low, "ci_high": high,
@@ -195,7 +199,8 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
     return {"game": match.game, "games": len(records), "seats": list(match.seats),
             "random_opening_moves": match.random_opening_moves,
             "game_options": dict(match.game_options), "seating": match.seating, "referee": match.referee,
-            "win_rule": "a seat wins when it has the highest score; shared first places all win",
+            "win_rule": f"a seat wins when its return is above {middle:g}, the middle of the game's "
+                        f"utility range; shared first places all win",
             "seeds": [r["seed"] for r in records], "players": players}
 
 

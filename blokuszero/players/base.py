@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -26,6 +27,9 @@ class Player(abc.ABC):
 
     def inform(self, action: int, player: int) -> None:
         """``player`` has just played ``action`` (every move of the game, the player's own too)."""
+
+    def inform_joint(self, joint: Sequence[int]) -> None:
+        """The players have just played ``joint`` (one action each) at a simultaneous-move state."""
 
     def close(self) -> None:
         """Release what the player holds (an engine process); it plays no more games."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..games.base import State
 from ..search.depth_first import DepthFirstSearch
 from ..search.mcts import MCTS
@@ -22,14 +24,19 @@ class MCTSPlayer(Player):
         self.mcts.tree = None
         self.moves_played = 0
 
-    def choose_action(self, state: State) -> int:
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        """The move at ``state``; at a simultaneous-move state, ``player``'s (its role's) action."""
         result = self.mcts.search(state)
         temperature = move_temperature(self.moves_played, self.temperature_moves)
-        return choose_action(result, temperature, self.mcts.rng)
+        return choose_action(result, temperature, self.mcts.rng, player=player)
 
     def inform(self, action: int, player: int) -> None:
         self.moves_played += 1
         self.mcts.advance(action, player)
+
+    def inform_joint(self, joint: Sequence[int]) -> None:
+        self.moves_played += 1
+        self.mcts.advance_joint(joint)
 
 
 class DepthFirstPlayer(Player):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..games.base import SIMULTANEOUS, Game, State
-from ..search.evaluators import Evaluation, Evaluator
+from .evaluators import Evaluation, Evaluator
 
 POLICIES = ("uniform", "mast", "nst")
 
@@ -45,12 +45,9 @@ class PolicyRolloutEvaluator(Evaluator):
         self.game, self.policy = game, policy
         self.tau, self.epsilon, self.min_visits = tau, epsilon, min_visits
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self.lo, self.hi = float(game.min_utility), float(game.max_utility)
+        self.utility = (float(game.min_utility), float(game.max_utility))
         # (player, n-gram of actions ending with the player's move) -> [reward sum, visits]
         self.stats: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])
-
-    def terminal_value(self, returns: np.ndarray) -> np.ndarray:
-        return (np.asarray(returns, dtype=np.float64) - self.lo) / (self.hi - self.lo)
 
     def _mean(self, key: tuple) -> float | None:
         s = self.stats.get(key)
@@ -127,7 +124,7 @@ class PolicyRolloutEvaluator(Evaluator):
         out = []
         for state in states:
             players, actions = self._playout(state)
-            value = self.terminal_value(state.returns())
+            value = self.terminal_value(state.returns(), self.utility)
             if self.policy != "uniform":
                 self._learn(players, actions, value)
             out.append(Evaluation(value, None, np.array(players, dtype=np.int64),
