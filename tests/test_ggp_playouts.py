@@ -17,7 +17,12 @@ from test_ggp_reasoner import PICK3
 def test_rewards_are_goals_rescaled_to_unit_range():
     game = GgpGame(PICK3)
     ev = PolicyRolloutEvaluator(game, "mast", rng=0)
-    assert list(ev.terminal_value(np.array([0.0, 50.0, 100.0]))) == [0.0, 0.5, 1.0]
+    assert ev.utility == (0.0, 100.0)
+    assert list(ev.terminal_value(np.array([0.0, 50.0, 100.0]), ev.utility)) == [0.0, 0.5, 1.0]
+    # A playout's value is the end's goals on that scale.
+    state = game.new_initial_state()
+    [evaluation] = ev.evaluate([state.clone()])
+    assert set(evaluation.value) <= {0.0, 0.5, 1.0} and len(evaluation.value) == game.num_players
 
 
 def test_mast_learns_mean_reward_per_move_and_prefers_the_better():
