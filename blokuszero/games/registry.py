@@ -67,6 +67,8 @@ def make_encoder(game: Game | str) -> Encoder:
     """The network encoder of ``game`` (a Game, or a name as for :func:`make_game`): ``blokus``
     and ``go`` (any size) have one; ValueError for a game without."""
     if isinstance(game, str):
+        if game.startswith("ggp"):  # not compiled only to be refused
+            raise ValueError(f"game {game!r} has no network encoder; games with one: blokus, go")
         game = make_game(game)
     if game.name == "blokus":
         from .blokus.encoder import BlokusEncoder

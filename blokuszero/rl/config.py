@@ -36,6 +36,7 @@ def _accepted_by(check: Callable[[Any], object], name: str, value: Any, problem:
 class GameSettings(Settings):
     GROUP = "game"
     name: str = setting("blokus")  # a registry game with a network encoder: blokus, go9, go13, go19, goN
+    rules: str | None = setting(None)  # game=ggp's GDL description (arena only: no encoder for GDL)
 
     def __post_init__(self) -> None:
         super().__post_init__()
