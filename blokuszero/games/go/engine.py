@@ -32,14 +32,15 @@ MAX_SIZE = 25
 META_NEMPTY = 0  # number of empty points
 META_KO = 1  # point the player to move may not take back (simple ko), or 0
 META_TOMOVE = 2  # colour to move (BLACK / WHITE), or 0 when the game is over
-META_PASSES = 3  # consecutive passes just played
+META_PASSES = 3  # consecutive passes just played by alternating colours
 META_MOVES = 4  # moves played (passes included)
 META_HASH = 5  # Zobrist hash of the stones on the board
 META_CAPB = 6  # stones captured by black
 META_CAPW = 7  # stones captured by white
 META_MAXMOVES = 8  # the game ends after this many moves (a safeguard against endless games)
 META_SIZE = 9  # N
-META_LEN = 10
+META_LASTPASS = 10  # colour of the last move if it was a pass, else 0
+META_LEN = 11
 
 # Legality codes.
 OK, ERR_OCCUPIED, ERR_KO, ERR_SUICIDE, ERR_SUPERKO, ERR_OVER, ERR_RANGE = 0, 1, 2, 3, 4, 5, 6
@@ -276,9 +277,15 @@ def _end_move(buf, m, colour, passed):
     buf[9 * m + moves] = buf[mo + META_HASH]
     if passed:
         buf[mo + META_KO] = 0
-        buf[mo + META_PASSES] += 1
+        # A controller may let one colour move twice: its second pass starts a new run.
+        if buf[mo + META_LASTPASS] == colour:
+            buf[mo + META_PASSES] = 1
+        else:
+            buf[mo + META_PASSES] += 1
+        buf[mo + META_LASTPASS] = colour
     else:
         buf[mo + META_PASSES] = 0
+        buf[mo + META_LASTPASS] = 0
     if buf[mo + META_PASSES] >= 2 or moves >= buf[mo + META_MAXMOVES]:
         buf[mo + META_TOMOVE] = 0
     else:

@@ -2,8 +2,8 @@
 
 Player 0 is Black (moves first), player 1 White. Actions are ``y * N + x`` with row 0 at the
 top and ``N * N`` the pass, written as GTP vertices (``D4``, ``pass``). The game ends on two
-passes in a row (or after :func:`engine.max_moves` moves); the winner has the larger area
-(stones plus empty regions touching only its stones) after komi for White. Dead stones are
+passes in a row by alternating players (or after :func:`engine.max_moves` moves); the winner
+has the larger area (stones plus empty regions touching only its stones) after komi for White. Dead stones are
 not removed: games are played until they are captured, as playouts and GTP referees do.
 Ko: simple ko, or positional superko (no move may recreate an earlier position).
 """
@@ -223,6 +223,7 @@ class GoState(State):
             if self._m(E.META_MOVES) >= self.game.max_game_length:
                 raise ValueError(f"the game is over: it reached its {self.game.max_game_length} moves")
             self.buf[self._meta + E.META_PASSES] = 0
+            self.buf[self._meta + E.META_LASTPASS] = 0
         elif self._m(E.META_TOMOVE) != player + 1:
             self.buf[self._meta + E.META_KO] = 0  # the ko ban was on the other colour
         self.buf[self._meta + E.META_TOMOVE] = player + 1
