@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..games.base import State
 from ..search.depth_first import DepthFirstSearch
-from ..search.mcts import MCTS
+from ..search.mcts import MCTS, SearchResult
 from ..search.policies import choose_action, move_temperature
 from .base import Player
 
@@ -17,13 +17,14 @@ class MCTSPlayer(Player):
         self.mcts = mcts
         self.temperature_moves = temperature_moves
         self.moves_played = 0
+        self.last_result: SearchResult | None = None  # the latest search's root statistics
 
     def reset(self) -> None:
         self.mcts.tree = None
         self.moves_played = 0
 
     def choose_action(self, state: State) -> int:
-        result = self.mcts.search(state)
+        result = self.last_result = self.mcts.search(state)
         temperature = move_temperature(self.moves_played, self.temperature_moves)
         return choose_action(result, temperature, self.mcts.rng)
 

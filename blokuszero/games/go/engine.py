@@ -417,20 +417,20 @@ def playout(buf, w, out_players, out_points):
 
 
 @nb.njit(cache=True)
-def area(buf, w):
-    """(black area, white area): stones plus empty regions that touch only that colour."""
+def owners(buf, w, out):
+    """Write each point's owner into ``out`` [M]: BLACK or WHITE for its stones and for empty
+    regions that touch only that colour, EMPTY for the rest (regions touching both, borders)."""
     m = w * w
     seen = np.zeros(m, np.bool_)
     stack = np.empty(m, np.int64)
-    black = 0
-    white = 0
+    region = np.empty(m, np.int64)
     for pt in range(m):
         c = buf[pt]
-        if c == BLACK:
-            black += 1
-        elif c == WHITE:
-            white += 1
-        elif c == EMPTY and not seen[pt]:
+        if c == BLACK or c == WHITE:
+            out[pt] = c
+        elif c == BORDER:
+            out[pt] = EMPTY
+        elif not seen[pt]:
             size = 0
             touches = 0  # bit 1: black, bit 2: white
             stack[0] = pt
@@ -439,6 +439,7 @@ def area(buf, w):
             while top > 0:
                 top -= 1
                 p = stack[top]
+                region[size] = p
                 size += 1
                 for d in (1, -1, w, -w):
                     q = p + d
@@ -450,11 +451,44 @@ def area(buf, w):
                             top += 1
                     elif cq != BORDER:
                         touches |= cq
-            if touches == BLACK:
-                black += size
-            elif touches == WHITE:
-                white += size
-    return black, white
+            owner = touches if touches == BLACK or touches == WHITE else EMPTY
+            for i in range(size):
+                out[region[i]] = owner
+
+
+@nb.njit(cache=True)
+def area(buf, w):
+    """(black area, white area): stones plus empty regions that touch only that colour."""
+    out = np.empty(w * w, np.int64)
+    owners(buf, w, out)
+    return (out == BLACK).sum(), (out == WHITE).sum()
+
+
+@nb.njit(cache=True)
+def ownership(buf, w, playouts, to_move, out):
+    """Add to ``out`` [M], over ``playouts`` eye-keeping random playouts from this position
+    with ``to_move`` to move (a finished game is played on), +1 where Black owns the point at
+    the end and -1 where White does: the statistics dead stones are judged by (Fuego's way)."""
+    m = w * w
+    mo = buf.shape[0] - META_LEN
+    n = buf[mo + META_SIZE]
+    players = np.empty(4 * n * n, np.int64)
+    points = np.empty(4 * n * n, np.int64)
+    owner = np.empty(m, np.int64)
+    for _ in range(playouts):
+        b = buf.copy()
+        b[mo + META_TOMOVE] = to_move
+        b[mo + META_PASSES] = 0
+        b[mo + META_LASTPASS] = 0
+        # The finished game's moves count against the limit too: give the playout its own.
+        b[mo + META_MOVES] = 0
+        playout(b, w, players, points)
+        owners(b, w, owner)
+        for pt in range(m):
+            if owner[pt] == BLACK:
+                out[pt] += 1.0
+            elif owner[pt] == WHITE:
+                out[pt] -= 1.0
 
 
 def neighbours8(n: int) -> np.ndarray:
