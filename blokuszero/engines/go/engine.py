@@ -59,7 +59,9 @@ class Clock:
             return max(0.05, 0.8 * seconds / stones)
         if seconds <= 0 and self.byo_yomi_stones > 0:
             return max(0.05, 0.8 * self.byo_yomi_time / self.byo_yomi_stones)
-        return max(0.05, 0.9 * seconds / max(10, empty_points // 2))
+        share = 0.9 * seconds / max(10, empty_points // 2)
+        # Absolute time (no byo-yomi after it) must never run out: no floor but a token one.
+        return max(0.05 if self.byo_yomi_stones > 0 else 0.001, share)
 
     def spend(self, player: int, seconds: float) -> None:
         """Count ``seconds`` used by one move of ``player``: main time first, then byo-yomi
