@@ -29,7 +29,7 @@ import numba as nb
 import numpy as np
 
 from blokuszero.games.go import GoGame
-from blokuszero.games.go import engine as E
+from blokuszero.games.go import playouts as P
 from blokuszero.players.factory import make_player
 from blokuszero.games.numba_random import seed_numba
 
@@ -39,7 +39,7 @@ def _playouts(root, w, n, players, points):
     moves = 0
     for _ in range(n):
         buf = root.copy()
-        moves += E.playout(buf, w, players, points)
+        moves += P.playout(buf, w, 0, 0, players, points)
     return moves
 
 

@@ -1,4 +1,5 @@
-"""Numba kernels of the Go board: incremental groups and liberties, legality, playouts, scoring.
+"""Numba kernels of the Go board: incremental groups and liberties, legality, scoring (the
+playouts are :mod:`.playouts`).
 
 The board is a padded square of side ``W = N + 2`` (a ring of BORDER points), stored with all
 other per-position data in one int64 buffer so that a copy is a single array copy. Sections of
@@ -40,7 +41,8 @@ META_CAPW = 7  # stones captured by white
 META_MAXMOVES = 8  # the game ends after this many moves (a safeguard against endless games)
 META_SIZE = 9  # N
 META_LASTPASS = 10  # colour of the last move if it was a pass, else 0
-META_LEN = 11
+META_LASTMOVE = 11  # point of the last move, 0 for a pass or none (informed playouts start there)
+META_LEN = 12
 
 # Legality codes.
 OK, ERR_OCCUPIED, ERR_KO, ERR_SUICIDE, ERR_SUPERKO, ERR_OVER, ERR_RANGE = 0, 1, 2, 3, 4, 5, 6
@@ -220,6 +222,7 @@ def play(buf, w, pt, colour):
     """``colour`` plays at ``pt`` (assumed legal): place, capture, then hand over the turn."""
     place(buf, w, pt, colour)
     _end_move(buf, w * w, colour, False)
+    buf[buf.shape[0] - META_LEN + META_LASTMOVE] = pt
 
 
 @nb.njit(cache=True)
@@ -283,6 +286,7 @@ def _end_move(buf, m, colour, passed):
         else:
             buf[mo + META_PASSES] += 1
         buf[mo + META_LASTPASS] = colour
+        buf[mo + META_LASTMOVE] = 0
     else:
         buf[mo + META_PASSES] = 0
         buf[mo + META_LASTPASS] = 0
@@ -379,44 +383,6 @@ def legal_points(buf, w, colour, superko, skip_own_eyes, out):
 
 
 @nb.njit(cache=True)
-def playout(buf, w, out_players, out_points):
-    """Play random legal moves that do not fill the mover's own true eyes, passing when
-    there are none, until two passes in a row (or the move limit). Uses numba's generator.
-
-    Writes the mover (0 black, 1 white) and point (0 = pass) of each move; returns the count.
-    Simple ko only: positional superko is not checked inside playouts.
-    """
-    m = w * w
-    mo = buf.shape[0] - META_LEN
-    t = 0
-    while buf[mo + META_TOMOVE] != 0:
-        colour = buf[mo + META_TOMOVE]
-        n = buf[mo + META_NEMPTY]
-        chosen = 0
-        while n > 0:
-            i = np.random.randint(n)
-            pt = buf[7 * m + i]
-            if not is_own_eye(buf, w, pt, colour) and legal_code(buf, w, pt, colour) == OK:
-                chosen = pt
-                break
-            # Not playable now: swap it behind the candidates still to try.
-            n -= 1
-            q = buf[7 * m + n]
-            buf[7 * m + i] = q
-            buf[8 * m + q] = i
-            buf[7 * m + n] = pt
-            buf[8 * m + pt] = n
-        out_players[t] = colour - 1
-        out_points[t] = chosen
-        t += 1
-        if chosen:
-            play(buf, w, chosen, colour)
-        else:
-            play_pass(buf, w, colour)
-    return t
-
-
-@nb.njit(cache=True)
 def owners(buf, w, out):
     """Write each point's owner into ``out`` [M]: BLACK or WHITE for its stones and for empty
     regions that touch only that colour, EMPTY for the rest (regions touching both, borders)."""
@@ -462,33 +428,6 @@ def area(buf, w):
     out = np.empty(w * w, np.int64)
     owners(buf, w, out)
     return (out == BLACK).sum(), (out == WHITE).sum()
-
-
-@nb.njit(cache=True)
-def ownership(buf, w, playouts, to_move, out):
-    """Add to ``out`` [M], over ``playouts`` eye-keeping random playouts from this position
-    with ``to_move`` to move (a finished game is played on), +1 where Black owns the point at
-    the end and -1 where White does: the statistics dead stones are judged by (Fuego's way)."""
-    m = w * w
-    mo = buf.shape[0] - META_LEN
-    n = buf[mo + META_SIZE]
-    players = np.empty(4 * n * n, np.int64)
-    points = np.empty(4 * n * n, np.int64)
-    owner = np.empty(m, np.int64)
-    for _ in range(playouts):
-        b = buf.copy()
-        b[mo + META_TOMOVE] = to_move
-        b[mo + META_PASSES] = 0
-        b[mo + META_LASTPASS] = 0
-        # The finished game's moves count against the limit too: give the playout its own.
-        b[mo + META_MOVES] = 0
-        playout(b, w, players, points)
-        owners(b, w, owner)
-        for pt in range(m):
-            if owner[pt] == BLACK:
-                out[pt] += 1.0
-            elif owner[pt] == WHITE:
-                out[pt] -= 1.0
 
 
 def neighbours8(n: int) -> np.ndarray:
