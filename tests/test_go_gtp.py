@@ -138,7 +138,9 @@ def test_command_line_refuses_bad_numbers_naming_the_option():
                           (["--time", "-1"], "error: --time must be > 0, not -1.0"),
                           (["--k", "0"], "error: --k must be > 0, not 0.0"),
                           (["--komi", "100"], "error: --komi: unacceptable komi: 100"),
-                          (["--size", "30"], "error: --size 30 is not in [2, 25]")):
+                          (["--size", "30"], "error: --size 30 is not in [2, 25]"),
+                          (["--resign", "1"], "error: --resign must be in [0, 1), not 1.0"),
+                          (["--playout-policy", "pachi"], "error: --playout-policy: Go playout policy 'pachi'")):
         done = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", *args], input="name\n",
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})

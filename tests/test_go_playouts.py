@@ -21,7 +21,7 @@ def proposals(state, last: str, rules: int, tries: int = 200) -> set[str]:
     for seed in range(tries):
         seed_numba(seed)
         buf = state.buf.copy()
-        pt = P.rule_move(buf, game.width, state.current_player() + 1, point, rules)
+        pt = P.rule_move(buf, game.width, state.current_player() + 1, point, rules, np.empty(P.WORK_SIZE, np.int64))
         seen.add("none" if pt == 0 else game.vertex(int(game.point_action[pt])))
     return seen
 

@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from ...games.go import GoGame
+from ...games.go.game import playout_rules
 from ...players.factory import make_player, resolve_spec
 from ...protocols.gtp import GtpError
 from ...settings import SettingError
@@ -31,6 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--l", type=float, default=1.0, help="pattern weight l when they differ")
     parser.add_argument("--beta-unweighted", action="store_true", help="beta' from unweighted alpha_p")
     parser.add_argument("--form", choices=("fuego", "gelly_silver"), default="fuego", help="RAVE value form")
+    parser.add_argument("--playout-policy", default="uniform",
+                        help="uniform (eye-keeping random moves), fuego (Fuego-style rules: atari "
+                             "capture, atari defence, low liberties, fill-board) or fuego:RULE,... "
+                             "with only the rules named")
     parser.add_argument("--superko", action="store_true", help="positional superko instead of simple ko")
     parser.add_argument("--resign", type=float, default=0.05,
                         help="resign when the chosen move's win rate is below this (0: never)")
@@ -54,7 +59,12 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
     if args.playouts == 0 and args.time is None:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
-            "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form}
+            "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form,
+            "playout": args.playout_policy}
+    try:
+        playout_rules(args.playout_policy)
+    except ValueError as err:
+        raise SystemExit(f"error: --playout-policy: {err}") from None
     try:
         resolve_spec(spec)
         check_komi(args.komi, args.size)

@@ -33,6 +33,7 @@ RULES = {"atari_capture": ATARI_CAPTURE, "atari_defence": ATARI_DEFENCE, "low_li
          "fill_board": FILL_BOARD}
 ALL_RULES = ATARI_CAPTURE | ATARI_DEFENCE | LOW_LIBERTY | FILL_BOARD
 FILL_BOARD_TRIES = 3  # random points tried for fill-board per move
+WORK_SIZE = 96  # int64 work space of rule_move
 
 
 @nb.njit(cache=True, inline="always")
@@ -80,11 +81,11 @@ def _liberties(buf, w, g, limit, out):
 
 
 @nb.njit(cache=True)
-def _liberties_after(buf, w, pt, colour, limit, scratch):
+def _liberties_after(buf, w, pt, colour, limit, scratch, libs):
     """Up to ``limit``: the liberties ``colour``'s stone at ``pt`` would have (empty neighbours,
-    the liberties of the own groups it joins but ``pt``, one more per enemy group it captures)."""
+    the liberties of the own groups it joins but ``pt``, one more per enemy group it captures).
+    ``scratch`` and ``libs`` are work space (at least ``limit + 4`` entries)."""
     m = w * w
-    libs = np.empty(limit + 4, np.int64)
     n = 0
     for d in (1, -1, w, -w):
         q = pt + d
@@ -129,14 +130,13 @@ def _add(cands, n, pt):
 
 
 @nb.njit(cache=True)
-def rule_move(buf, w, colour, last, rules):
+def rule_move(buf, w, colour, last, rules, work):
     """The move the first proposing rule of ``rules`` picks for ``colour`` after the enemy's
-    move at ``last`` (0: none), or 0 to leave it to the random move."""
+    move at ``last`` (0: none), or 0 to leave it to the random move. ``work``: WORK_SIZE
+    int64 entries of work space (allocated once per playout: numba allocations are slow)."""
     m = w * w
     enemy = 3 - colour
-    scratch = np.empty(8, np.int64)
-    libs = np.empty(8, np.int64)
-    cands = np.empty(64, np.int64)
+    scratch, libs, cands, spare = work[0:8], work[8:16], work[16:80], work[80:96]
     if last != 0 and buf[last] == enemy:
         if rules & ATARI_CAPTURE:
             if _liberties(buf, w, buf[m + last], 2, libs) == 1 and _playable(buf, w, libs[0], colour):
@@ -160,7 +160,7 @@ def rule_move(buf, w, colour, last, rules):
                     s = buf[2 * m + s]
                     if s == g:
                         break
-                if _playable(buf, w, escape, colour) and _liberties_after(buf, w, escape, colour, 2, scratch) >= 2:
+                if _playable(buf, w, escape, colour) and _liberties_after(buf, w, escape, colour, 2, scratch, spare) >= 2:
                     n = _add(cands, n, escape)
             if n > 0:
                 return cands[np.random.randint(n)]
@@ -175,14 +175,14 @@ def rule_move(buf, w, colour, last, rules):
                     pt = libs[i]
                     if not _playable(buf, w, pt, colour):
                         continue
-                    after = _liberties_after(buf, w, pt, colour, 3, scratch)
+                    after = _liberties_after(buf, w, pt, colour, 3, scratch, spare)
                     if (c == colour and after >= 3) or (c == enemy and after >= 2):
                         n = _add(cands, n, pt)
             # The last move's own group, if it has two liberties, is such an enemy group too.
             if _liberties(buf, w, buf[m + last], 3, libs) == 2:
                 for i in range(2):
                     pt = libs[i]
-                    if _playable(buf, w, pt, colour) and _liberties_after(buf, w, pt, colour, 2, scratch) >= 2:
+                    if _playable(buf, w, pt, colour) and _liberties_after(buf, w, pt, colour, 2, scratch, spare) >= 2:
                         n = _add(cands, n, pt)
             if n > 0:
                 return cands[np.random.randint(n)]
@@ -211,10 +211,11 @@ def playout(buf, w, rules, last, out_players, out_points):
     Writes the mover (0 black, 1 white) and point (0 = pass) of each move; returns the count.
     """
     mo = buf.shape[0] - META_LEN
+    work = np.empty(WORK_SIZE, np.int64)
     t = 0
     while buf[mo + META_TOMOVE] != 0:
         colour = buf[mo + META_TOMOVE]
-        chosen = rule_move(buf, w, colour, last, rules) if rules else 0
+        chosen = rule_move(buf, w, colour, last, rules, work) if rules else 0
         if chosen == 0:
             chosen = random_point(buf, w, colour)
         out_players[t] = colour - 1
