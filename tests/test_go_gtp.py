@@ -273,17 +273,17 @@ def test_resigns_below_the_threshold_only():
 
 
 def test_clock_counts_its_own_time_without_time_left():
-    # One second each, no time_left ever: 20 moves a colour must fit (a budget taken from the
-    # full main time at every move, as before, spent 20 * 0.9 / 12 = 1.5 s).
+    # Two seconds each, no time_left ever: 20 moves a colour must fit (a budget taken from the
+    # full main time at every move, as before, spent 20 * 0.9 * 2 / 12 = 3 s).
     e = engine(5, simulations=10**7)
-    ask(e, "time_settings 1 0 0")
+    ask(e, "time_settings 2 0 0")
     spent = [0.0, 0.0]
     for i in range(40):
         started = time.perf_counter()
         ask(e, f"genmove {'bw'[i % 2]}")
         spent[i % 2] += time.perf_counter() - started
-    assert max(spent) < 1.0, spent
-    assert all(0 <= e.clock.left[p][0] < 1.0 for p in (0, 1))
+    assert max(spent) < 2.0, spent
+    assert all(0 <= e.clock.left[p][0] < 2.0 for p in (0, 1))
 
 
 def test_clock_spend_runs_through_byo_yomi_periods():
