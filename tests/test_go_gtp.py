@@ -298,3 +298,15 @@ def test_clock_spend_runs_through_byo_yomi_periods():
     assert clock.left[0] == (30, 2)
     clock.left[0] = (12.0, 1)  # the controller's report wins
     assert abs(clock.budget(0, 81) - 0.8 * 12) < 1e-9
+
+
+def test_set_random_seed_makes_games_repeat_and_differ():
+    def moves(seed: int) -> list[str]:
+        e = engine(9, simulations=60)
+        ask(e, f"set_random_seed {seed}")
+        ask(e, "boardsize 9")  # a new player for the board keeps the seed
+        return [ask(e, f"genmove {c}") for c in "bwbw"]
+
+    assert moves(1) == moves(1)
+    assert len({tuple(moves(s)) for s in range(2, 6)}) > 1
+    assert "negative" in ask(engine(), "set_random_seed -1")

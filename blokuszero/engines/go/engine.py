@@ -150,6 +150,7 @@ class GoGtpEngine(GtpEngine):
         self.engine_name = name
         self.resign_threshold = resign_threshold
         self.score_playouts = score_playouts
+        self.random_seed: int | None = None  # from set_random_seed; kept for every player built
         self.clock = Clock()
         super().__init__({
             "name": no_arguments("name", lambda: self.engine_name),
@@ -164,13 +165,34 @@ class GoGtpEngine(GtpEngine):
             "set_free_handicap": self._set_free_handicap, "loadsgf": self._loadsgf,
             "showboard": no_arguments("showboard", lambda: "\n" + str(self.state)),
             "time_settings": self._time_settings, "time_left": self._time_left,
+            "set_random_seed": self._set_random_seed,
         })
         self._new_game(size, komi)
 
     def _new_game(self, size: int, komi: float) -> None:
         self.game = GoGame(size, komi, self.ko_rule)
-        self.player = self.make_player(self.game)
+        self.player = self._make_player()
         self._clear_board()
+
+    def _make_player(self) -> Player:
+        """The player for the current game, its search seeded by ``set_random_seed`` if given."""
+        player = self.make_player(self.game)
+        mcts = getattr(player, "mcts", None)
+        if self.random_seed is not None and mcts is not None:
+            mcts.rng = np.random.default_rng(self.random_seed)
+        return player
+
+    def _set_random_seed(self, args: list[str]) -> str:
+        """Seed the search (a match runner gives each game its own seed this way)."""
+        expect_arguments(args, 1, "set_random_seed SEED")
+        seed = int(self._number(args[0], int))
+        if seed < 0:
+            raise GtpError(f"syntax error: seed {seed} is negative")
+        if getattr(self.player, "mcts", None) is None:
+            raise GtpError("cannot seed: this player has no search")
+        self.random_seed = seed
+        self.player.mcts.rng = np.random.default_rng(seed)
+        return ""
 
     @staticmethod
     def _colour(word: str) -> int:
@@ -219,7 +241,7 @@ class GoGtpEngine(GtpEngine):
         check_komi(komi, self.game.size)
         if komi != self.game.komi:
             self.game = GoGame(self.game.size, komi, self.ko_rule)
-            self.player = self.make_player(self.game)
+            self.player = self._make_player()
             self._replay(self.setup, self.setup_to_move, self.history)
         return ""
 
@@ -397,7 +419,7 @@ class GoGtpEngine(GtpEngine):
         before = self.game, self.player
         if (record.size, record.komi) != (self.game.size, self.game.komi):
             self.game = GoGame(record.size, record.komi, self.ko_rule)
-            self.player = self.make_player(self.game)
+            self.player = self._make_player()
         try:
             self._replay(record.setup, record.to_move, record.moves[:moves])
         except ValueError as err:
