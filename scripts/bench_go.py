@@ -29,29 +29,30 @@ import numba as nb
 import numpy as np
 
 from blokuszero.games.go import GoGame
-from blokuszero.games.go import engine as E
+from blokuszero.games.go import playouts as P
 from blokuszero.players.factory import make_player
 from blokuszero.games.numba_random import seed_numba
 
 
 @nb.njit(cache=True)
-def _playouts(root, w, n, players, points):
+def _playouts(root, w, n, rules, players, points):
     moves = 0
     for _ in range(n):
         buf = root.copy()
-        moves += E.playout(buf, w, players, points)
+        moves += P.playout(buf, w, rules, 0, players, points)
     return moves
 
 
-def engine_rate(game: GoGame, seconds: float) -> tuple[float, float]:
-    """(playouts per second, moves per playout) inside numba."""
+def engine_rate(game: GoGame, seconds: float, rules: int = 0) -> tuple[float, float]:
+    """(playouts per second, moves per playout) inside numba, with the playout rules ``rules``
+    (a bit mask of :mod:`blokuszero.games.go.playouts`; 0: uniform)."""
     root = game.new_initial_state().buf
     players = np.empty(game.max_game_length, np.int64)
     points = np.empty(game.max_game_length, np.int64)
-    _playouts(root, game.width, 1, players, points)
+    _playouts(root, game.width, 1, rules, players, points)
     done, moves, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        moves += _playouts(root, game.width, 100, players, points)
+        moves += _playouts(root, game.width, 100, rules, players, points)
         done += 100
     return done / (time.perf_counter() - start), moves / done
 
@@ -73,7 +74,13 @@ def main() -> None:
                         "(scaled down by the board's area for larger boards)")
     parser.add_argument("--repeats", type=int, default=5, help="searches per rule and size")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="only the engine rate of each Fuego-style playout rule alone and of all "
+                             "together next to uniform playouts (no searches)")
     args = parser.parse_args()
+    if args.rules_only:
+        rule_rates(args)
+        return
     seed_numba(0)
     results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
                      "load_average": os.getloadavg(), "sizes": {}}
@@ -98,6 +105,25 @@ def main() -> None:
               f"({simulations} playouts) plain RAVE {max(plain):,.0f}/s (median {statistics.median(plain):,.0f}), "
               f"pattern (1.5, 1) {max(pattern):,.0f}/s (median {statistics.median(pattern):,.0f}): "
               f"overhead {entry['pattern_overhead']:.1%}", flush=True)
+    results["load_average_after"] = os.getloadavg()
+    print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def rule_rates(args: argparse.Namespace) -> None:
+    """Print (and store) playouts per second per Fuego-style rule and size."""
+    seed_numba(0)
+    parts = {"uniform": 0, **P.RULES, "fuego (all)": P.ALL_RULES}
+    results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+                     "load_average": os.getloadavg(), "sizes": {}}
+    for size in args.sizes:
+        game = GoGame(size)
+        results["sizes"][size] = {}
+        for name, rules in parts.items():
+            rate, length = engine_rate(game, args.seconds, rules)
+            results["sizes"][size][name] = {"playouts_per_s": rate, "moves_per_playout": length}
+            print(f"{size}x{size} {name:14s} {rate:9,.0f} playouts/s ({length:.0f} moves each)", flush=True)
     results["load_average_after"] = os.getloadavg()
     print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
     if args.json:

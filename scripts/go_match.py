@@ -2,7 +2,9 @@
 match runner (blokuszero/match/arena.py).
 
 Colours alternate (engine 1 is Black in even games). Every move goes to the referee too: a move
-it refuses loses the game for its player; ``resign`` loses too. Two passes in a row end the game
+it refuses loses the game for its player; ``resign`` loses too, and so does an engine that
+crashes or answers an illegal move (the game is forfeited, the reason printed and stored as
+``forfeit`` in ``games.jsonl``; the match goes on). Two passes in a row end the game
 and the referee's ``final_score`` decides it (it removes dead stones, which our area count does
 not). Writes one SGF per game (``games/``), ``games.jsonl``, ``match.json`` (``--resume`` plays
 only the missing games) and ``summary.json`` with each engine's win rate as Black, as White and
@@ -50,6 +52,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.name1 == args.name2:
         parser.error("the two engines need different names")
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, not {args.games}: a match needs a game to play")
     match = Match("go", (args.name1, args.name2),
                   {args.name1: {"kind": "gtp", "command": args.engine1},
                    args.name2: {"kind": "gtp", "command": args.engine2}},

@@ -5,25 +5,33 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from blokuszero.games.go.scoring import STATUSES
+from blokuszero.games.go.sgf import read_sgf
 
 from blokuszero.players.factory import make_player
 from blokuszero.engines.go import Clock, GoGtpEngine
 
 REQUIRED = ("boardsize", "clear_board", "komi", "play", "genmove", "undo", "final_score", "showboard",
             "time_settings", "time_left", "list_commands", "known_command", "protocol_version",
-            "name", "version", "quit")
+            "name", "version", "quit", "final_status_list", "fixed_handicap", "place_free_handicap",
+            "set_free_handicap", "loadsgf", "kgs-genmove_cleanup")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def engine(size: int = 5) -> GoGtpEngine:
-    return GoGtpEngine(lambda game: make_player(game, {"preset": "go_rave", "simulations": 30}, 0), size)
+def engine(size: int = 5, simulations: int = 30, **options) -> GoGtpEngine:
+    return GoGtpEngine(lambda game: make_player(game, {"preset": "go_rave", "simulations": simulations}, 0),
+                       size, **options)
 
 
 def ask(e: GoGtpEngine, line: str) -> str:
@@ -130,9 +138,175 @@ def test_command_line_refuses_bad_numbers_naming_the_option():
                           (["--time", "-1"], "error: --time must be > 0, not -1.0"),
                           (["--k", "0"], "error: --k must be > 0, not 0.0"),
                           (["--komi", "100"], "error: --komi: unacceptable komi: 100"),
-                          (["--size", "30"], "error: --size 30 is not in [2, 25]")):
+                          (["--size", "30"], "error: --size 30 is not in [2, 25]"),
+                          (["--resign", "1"], "error: --resign must be in [0, 1), not 1.0"),
+                          (["--playout-policy", "pachi"], "error: --playout-policy: Go playout policy 'pachi'")):
         done = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", *args], input="name\n",
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 1 and done.stderr.strip().startswith(message), (args, done.stderr)
         assert done.stdout == ""
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
+SCORED = sorted((ROOT / "tests" / "data" / "go_gnugo_scored").glob("*.sgf"))
+
+
+def vertices(e: GoGtpEngine, colour: int) -> set[str]:
+    board = e.state.board().ravel()
+    return {e.game.vertex(int(a)) for a in np.flatnonzero(board == colour)}
+
+
+def test_two_passes_by_one_colour_leave_the_game_on():
+    e = engine(5)
+    assert ask(e, "play b pass") == "=\n\n" and ask(e, "play b pass") == "=\n\n"
+    assert not e.state.is_terminal() and e.state.current_player() == 1
+    assert ask(e, "play w pass") == "=\n\n" and e.state.is_terminal()
+
+
+def test_fixed_handicap_layout():
+    e = engine(19)
+    assert set(ask(e, "fixed_handicap 9")[2:].split()) == {"D4", "Q16", "D16", "Q4", "D10", "Q10", "K4",
+                                                           "K16", "K10"}
+    assert vertices(e, 1) == {"D4", "Q16", "D16", "Q4", "D10", "Q10", "K4", "K16", "K10"}
+    assert e.state.current_player() == 1 and e.history == []
+    assert ask(e, "fixed_handicap 2").startswith("? board not empty")
+    ask(e, "boardsize 9")
+    assert ask(e, "fixed_handicap 5") == "= C3 G7 C7 G3 E5\n\n"  # 9x9: the 3rd line
+    ask(e, "boardsize 8")
+    assert ask(e, "fixed_handicap 5").startswith("? invalid number of stones: 5 (2 to 4 on 8x8)")
+    assert not e.state.board().any()
+    ask(e, "fixed_handicap 4")
+    ask(e, "play w D5")
+    assert ask(e, "undo") == "=\n\n" and len(vertices(e, 1)) == 4  # handicap stones are no moves
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is NOT installed: fixed handicap not checked against it")
+@pytest.mark.parametrize("size", [7, 8, 9, 13, 19])
+def test_fixed_handicap_agrees_with_gnugo(size):
+    most = 4 if size == 7 or size % 2 == 0 else 9
+    commands = "".join(f"boardsize {size}\nclear_board\nfixed_handicap {n}\n" for n in range(2, most + 1))
+    out = subprocess.run([GNUGO, "--mode", "gtp"], input=commands + "quit\n", capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    theirs = [set(r[1:].split()) for r in out.split("\n\n") if r.strip()][2::3]
+    e = engine(size)
+    for n, expected in zip(range(2, most + 1), theirs):
+        ask(e, "clear_board")
+        assert set(ask(e, f"fixed_handicap {n}")[2:].split()) == expected, (size, n)
+
+
+def test_free_handicap():
+    e = engine(9)
+    placed = ask(e, "place_free_handicap 11")[2:].split()
+    assert len(set(placed)) == 11 and vertices(e, 1) == set(placed) and e.state.current_player() == 1
+    assert set(placed) >= {"C3", "G7", "E5"}
+    ask(e, "clear_board")
+    before = e.state.buf.copy()
+    for line, why in (("set_free_handicap A1", "at least two"), ("set_free_handicap A1 A1", "repeated"),
+                      ("set_free_handicap A1 pass", "a pass"), ("set_free_handicap A1 Z9", "syntax error"),
+                      ("place_free_handicap 1", "invalid number of stones"),
+                      ("place_free_handicap 81", "invalid number of stones")):
+        assert why in ask(e, line), line
+        assert np.array_equal(e.state.buf, before)
+    assert ask(e, "set_free_handicap A1 J9 E5") == "=\n\n"
+    assert vertices(e, 1) == {"A1", "J9", "E5"} and e.state.current_player() == 1
+
+
+def test_loadsgf_sets_up_the_position_before_a_move(tmp_path):
+    path = SCORED[0]
+    record = read_sgf(path.read_text())
+    e = engine(5)
+    assert ask(e, f"loadsgf {path} 11") == "=\n\n"
+    assert e.game.size == record.size and e.history == record.moves[:10]
+    ask(e, f"loadsgf {path}")
+    assert np.array_equal(e.state.board(), record.replay().board())
+    (tmp_path / "bad.sgf").write_text("(;GM[1]SZ[9];B[zz])")
+    before = e.state.buf.copy()
+    assert "cannot load file" in ask(e, f"loadsgf {tmp_path / 'bad.sgf'}")
+    assert "cannot load file" in ask(e, f"loadsgf {tmp_path / 'missing.sgf'}")
+    assert "not >= 1" in ask(e, f"loadsgf {path} 0")
+    assert np.array_equal(e.state.buf, before)
+
+
+def test_final_status_list_and_score_remove_dead_stones():
+    e = engine(9)
+    for path in SCORED:
+        record = read_sgf(path.read_text())
+        ask(e, f"loadsgf {path}")
+        assert ask(e, "final_score") == f"= {record.properties['RE']}\n\n", path.name
+        lines = {status: ask(e, f"final_status_list {status}")[2:].strip() for status in STATUSES}
+        listed = [v for text in lines.values() for v in text.split()]
+        assert sorted(listed) == sorted(vertices(e, 1) | vertices(e, 2)), path.name  # every stone once
+        for group in lines["dead"].splitlines():  # a line is one group: one colour, connected
+            colours = {int(e.state.board().ravel()[e.game.parse_vertex(v)]) for v in group.split()}
+            assert len(colours) == 1
+    assert "not a status" in ask(e, "final_status_list maybe")
+
+
+def test_genmove_cleanup_does_not_pass_over_dead_stones():
+    e = engine(9, simulations=200)
+    dead_games = []
+    for path in SCORED:
+        ask(e, f"loadsgf {path}")
+        if ask(e, "final_status_list dead").strip() != "=":
+            dead_games.append(path)
+    assert dead_games
+    for path in dead_games[:3]:
+        ask(e, f"loadsgf {path}")
+        dead = ask(e, "final_status_list dead")[2:].split()
+        for colour in "bw":
+            board = e.state.board().ravel()
+            if any(board[e.game.parse_vertex(v)] == (2 if colour == "b" else 1) for v in dead):
+                move = ask(e, f"kgs-genmove_cleanup {colour}")[2:].strip()
+                assert move not in ("pass", "resign"), (path.name, colour)
+
+
+def test_resigns_below_the_threshold_only():
+    # A white cross on 5x5 leaves Black four 2x2 corners, too small to live in.
+    cross = ["C1", "C2", "C3", "C4", "C5", "A3", "B3", "D3", "E3"]
+    for threshold, resigns in ((0.3, True), (0.0, False)):
+        e = engine(5, simulations=300, resign_threshold=threshold)
+        for v in cross:
+            ask(e, f"play w {v}")
+        assert (ask(e, "genmove b") == "= resign\n\n") == resigns
+        assert (len(e.history) == len(cross)) == resigns
+
+
+def test_clock_counts_its_own_time_without_time_left():
+    # Two seconds each, no time_left ever: 20 moves a colour must fit (a budget taken from the
+    # full main time at every move, as before, spent 20 * 0.9 * 2 / 12 = 3 s).
+    e = engine(5, simulations=10**7)
+    ask(e, "time_settings 2 0 0")
+    spent = [0.0, 0.0]
+    for i in range(40):
+        started = time.perf_counter()
+        ask(e, f"genmove {'bw'[i % 2]}")
+        spent[i % 2] += time.perf_counter() - started
+    assert max(spent) < 2.0, spent
+    assert all(0 <= e.clock.left[p][0] < 2.0 for p in (0, 1))
+
+
+def test_clock_spend_runs_through_byo_yomi_periods():
+    clock = Clock(10, 30, 2)
+    clock.spend(0, 4)
+    assert clock.left[0] == (6, 0)
+    clock.spend(0, 7)  # main time gone: a byo-yomi period starts
+    assert clock.left[0] == (30, 2)
+    clock.spend(0, 5)
+    assert clock.left[0] == (25, 1)
+    clock.spend(0, 5)  # the period's stones are played: a fresh period
+    assert clock.left[0] == (30, 2)
+    clock.left[0] = (12.0, 1)  # the controller's report wins
+    assert abs(clock.budget(0, 81) - 0.8 * 12) < 1e-9
+
+
+def test_set_random_seed_makes_games_repeat_and_differ():
+    def moves(seed: int) -> list[str]:
+        e = engine(9, simulations=60)
+        ask(e, f"set_random_seed {seed}")
+        ask(e, "boardsize 9")  # a new player for the board keeps the seed
+        return [ask(e, f"genmove {c}") for c in "bwbw"]
+
+    assert moves(1) == moves(1)
+    assert len({tuple(moves(s)) for s in range(2, 6)}) > 1
+    assert "negative" in ask(engine(), "set_random_seed -1")

@@ -40,3 +40,53 @@ def test_match_alternates_colours_and_records_every_game(tmp_path):
         assert sgf.size == 5 and len(sgf.moves) == len(r["moves"])
         assert sgf.properties["RE"] == r["result"] and sgf.properties["PB"] == r["seating"][0]
         sgf.replay()  # every recorded move is legal
+
+
+FAKE = '''
+import sys
+mode, genmoves = sys.argv[1], 0
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    if words[0] == "genmove":
+        genmoves += 1
+        if mode == "crash":
+            sys.exit(3)
+        print("= A1\\n", flush=True)  # legal once, then on an occupied point
+    elif words[0] == "known_command":
+        print("= false\\n", flush=True)
+    else:
+        print("=\\n", flush=True)
+'''
+
+
+@pytest.mark.parametrize("mode,why", [("crash", "ended while answering"), ("illegal", "illegal move")])
+def test_failing_engine_forfeits_its_games_and_the_match_goes_on(tmp_path, mode, why):
+    fake = tmp_path / "fake_engine.py"
+    fake.write_text(FAKE)
+    ours = f"{sys.executable} -m blokuszero.engines.go --playouts 20 --seed 3 --resign 0"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "go_match.py"), "--games", "2", "--size", "5",
+                           "--komi", "0.5", "--engine1", ours, "--name1", "ours",
+                           "--engine2", f"{sys.executable} {fake} {mode}", "--name2", "fake",
+                           "--referee", ours, "--out", str(tmp_path / "out")],
+                          env=env, timeout=300, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    for r in records:
+        fake_seat = r["seating"].index("fake")
+        assert r["result"] == f"{'BW'[1 - fake_seat]}+F" and r["returns"][fake_seat] == -1
+        assert "'fake'" in r["forfeit"] and why in r["forfeit"]
+    assert why in done.stderr or why in done.stdout  # said as it happened
+
+
+def test_zero_games_are_refused():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "go_match.py"), "--games", "0",
+                           "--engine1", "a", "--engine2", "b"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "--games must be at least 1, not 0" in done.stderr

@@ -269,3 +269,24 @@ def test_give_turn_moves_out_of_turn_and_resumes_after_two_passes():
     assert state.current_player() == 1 and not state.is_terminal()
     with pytest.raises(ValueError, match="not 0"):
         state.give_turn(2)
+
+
+def test_two_passes_by_the_same_colour_do_not_end_the_game():
+    # GTP controllers may let one colour move twice (``play b pass`` then ``genmove b``): the
+    # game ends only on two passes in a row by alternating players.
+    state = GoGame(5).new_initial_state()
+    play(state, "pass")
+    state.give_turn(0)
+    play(state, "pass")
+    assert not state.is_terminal() and state.current_player() == 1
+    state.give_turn(0)  # Black passes a third time; White's turn was skipped again
+    play(state, "pass")
+    assert not state.is_terminal()
+    play(state, "pass")  # White answers Black's pass: that ends it
+    assert state.is_terminal()
+    # A stone in between breaks the run of passes too.
+    state = GoGame(5).new_initial_state()
+    play(state, "pass", "C3", "pass")
+    assert not state.is_terminal()
+    play(state, "pass")
+    assert state.is_terminal()

@@ -108,7 +108,9 @@ def game_seed(seed: int, index: int) -> int:
 
 def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus and
-    Go, and the result when a resignation, a refused move or the referee decided it)."""
+    Go, and the result when a resignation, a refused move or the referee decided it). In a
+    two-player game a player that fails (a GTP engine that crashes, refuses a move or answers
+    an illegal one) forfeits it, ``forfeit`` saying why, and the match goes on."""
     game = match.make_game()
     rng = np.random.default_rng(seed)
     if match.seating == "rotate":  # two players: colours alternate game by game
@@ -121,6 +123,7 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     state = game.new_initial_state(rng)
     moves, actions = [], []
     result = returns = None  # set when a resignation, a refused move or the referee decides
+    forfeit = None  # why a two-player game ended by a player's fault (crash, illegal answer)
     start, cpu_start = time.perf_counter(), time.process_time()
     referee = GtpReferee(match.referee, game) if match.referee else None
     try:
@@ -137,10 +140,21 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
                 except Resign:
                     returns, result = _forfeit(game, p, "R")
                     break
+                except GtpError as err:  # a GTP engine crashed, refused a move or answered nonsense
+                    if game.num_players != 2:
+                        raise
+                    returns, result = _forfeit(game, p, "F")
+                    forfeit = f"player {seating[p]!r} in seat {p} forfeits: {err}"
+                    break
             try:
                 state.apply_action(action)
             except ValueError as err:
-                raise ValueError(f"game {index}: player {seating[p]!r} in seat {p} chose an illegal move: {err}") from None
+                why = f"player {seating[p]!r} in seat {p} chose an illegal move: {err}"
+                if game.num_players != 2:
+                    raise ValueError(f"game {index}: {why}") from None
+                returns, result = _forfeit(game, p, "F")
+                forfeit = f"{why}; it forfeits"
+                break
             moves.append((p, state.action_to_string(action)))
             actions.append((p, int(action)))
             if referee is not None:
@@ -169,6 +183,8 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
               "cpu_seconds": time.process_time() - cpu_start}
     if result is not None:
         record["result"] = result
+    if forfeit is not None:
+        record["forfeit"] = forfeit
     sgf = _sgf(game, state, actions, seating, f"arena game {index}, seed {seed}", result)
     if sgf is not None:
         record["sgf"] = sgf
@@ -350,6 +366,8 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
 
     def finish(record: dict) -> None:
         records.append(record)
+        if "forfeit" in record:  # the match goes on; say why this game was lost
+            bar.write(f"game {record['index']}: {record['forfeit']}")
         with open(out_dir / "games.jsonl", "a") as f:
             f.write(json.dumps({k: v for k, v in record.items() if k != "sgf"}) + "\n")
         if "sgf" in record:

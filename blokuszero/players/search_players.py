@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..games.base import State
 from ..search.depth_first import DepthFirstSearch
-from ..search.mcts import MCTS
+from ..search.mcts import MCTS, SearchResult
 from ..search.policies import choose_action, move_temperature
 from .base import Player
 
@@ -19,6 +19,7 @@ class MCTSPlayer(Player):
         self.mcts = mcts
         self.temperature_moves = temperature_moves
         self.moves_played = 0
+        self.last_result: SearchResult | None = None  # the latest search's root statistics
 
     def reset(self) -> None:
         self.mcts.tree = None
@@ -26,7 +27,7 @@ class MCTSPlayer(Player):
 
     def choose_action(self, state: State, player: int | None = None) -> int:
         """The move at ``state``; at a simultaneous-move state, ``player``'s (its role's) action."""
-        result = self.mcts.search(state)
+        result = self.last_result = self.mcts.search(state)
         temperature = move_temperature(self.moves_played, self.temperature_moves)
         return choose_action(result, temperature, self.mcts.rng, player=player)
 

@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from ...games.go import GoGame
+from ...games.go.game import playout_rules
 from ...players.factory import make_player, resolve_spec
 from ...protocols.gtp import GtpError
 from ...settings import SettingError
@@ -31,7 +32,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--l", type=float, default=1.0, help="pattern weight l when they differ")
     parser.add_argument("--beta-unweighted", action="store_true", help="beta' from unweighted alpha_p")
     parser.add_argument("--form", choices=("fuego", "gelly_silver"), default="fuego", help="RAVE value form")
+    parser.add_argument("--playout-policy", default="uniform",
+                        help="uniform (eye-keeping random moves), fuego (Fuego-style rules: atari "
+                             "capture, atari defence, low liberties, fill-board) or fuego:RULE,... "
+                             "with only the rules named")
     parser.add_argument("--superko", action="store_true", help="positional superko instead of simple ko")
+    parser.add_argument("--resign", type=float, default=0.05,
+                        help="resign when the chosen move's win rate is below this (0: never)")
+    parser.add_argument("--score-playouts", type=int, default=1000,
+                        help="playouts that judge dead stones for final_score / final_status_list")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     parser.add_argument("--name", default="BlokusZero-Go", help="name reported to GTP")
     return parser
@@ -43,10 +52,19 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
         raise SystemExit(f"error: --size {args.size} is not in [2, 25]")
     if args.playouts < 0:
         raise SystemExit(f"error: --playouts must be >= 0, not {args.playouts}")
+    if not 0 <= args.resign < 1:
+        raise SystemExit(f"error: --resign must be in [0, 1), not {args.resign}")
+    if args.score_playouts < 1:
+        raise SystemExit(f"error: --score-playouts must be >= 1, not {args.score_playouts}")
     if args.playouts == 0 and args.time is None:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
-            "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form}
+            "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form,
+            "playout": args.playout_policy}
+    try:
+        playout_rules(args.playout_policy)
+    except ValueError as err:
+        raise SystemExit(f"error: --playout-policy: {err}") from None
     try:
         resolve_spec(spec)
         check_komi(args.komi, args.size)
@@ -61,7 +79,8 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
         seed = None if args.seed is None else args.seed + next(counter)
         return make_player(game, spec, seed)
 
-    return GoGtpEngine(make, args.size, args.komi, "positional" if args.superko else "simple", args.name)
+    return GoGtpEngine(make, args.size, args.komi, "positional" if args.superko else "simple", args.name,
+                       resign_threshold=args.resign, score_playouts=args.score_playouts)
 
 
 def main(argv: list[str] | None = None) -> None:

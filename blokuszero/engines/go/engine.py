@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
 
 from ... import __version__
 from ...games.go import GoGame, GoState
+from ...games.go.scoring import STATUSES, final_status, format_score
+from ...games.go.sgf import read_sgf
 from ...players.base import Player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
@@ -27,7 +33,9 @@ def check_komi(komi: float, size: int) -> None:
 
 @dataclasses.dataclass
 class Clock:
-    """GTP time settings (Canadian byo-yomi) and the controller's latest time_left reports."""
+    """GTP time settings (Canadian byo-yomi) and each player's time left: the controller's
+    latest ``time_left`` report, less the time our own moves took since (so the budget holds
+    when the controller sends no ``time_left`` at all)."""
 
     main_time: float = 0.0
     byo_yomi_time: float = 0.0
@@ -51,7 +59,70 @@ class Clock:
             return max(0.05, 0.8 * seconds / stones)
         if seconds <= 0 and self.byo_yomi_stones > 0:
             return max(0.05, 0.8 * self.byo_yomi_time / self.byo_yomi_stones)
-        return max(0.05, 0.9 * seconds / max(10, empty_points // 2))
+        share = 0.9 * seconds / max(10, empty_points // 2)
+        # Absolute time (no byo-yomi after it) must never run out: no floor but a token one.
+        return max(0.05 if self.byo_yomi_stones > 0 else 0.001, share)
+
+    def spend(self, player: int, seconds: float) -> None:
+        """Count ``seconds`` used by one move of ``player``: main time first, then byo-yomi
+        periods of ``byo_yomi_stones`` moves each, a new period after each completed one."""
+        if not self.active:
+            return
+        left, stones = self.left.get(player, (self.main_time, 0))
+        left -= seconds
+        if stones > 0:
+            stones -= 1
+            if stones == 0:
+                left, stones = self.byo_yomi_time, self.byo_yomi_stones
+        elif left <= 0 and self.byo_yomi_stones > 0:
+            left, stones = self.byo_yomi_time, self.byo_yomi_stones
+        self.left[player] = (max(left, 0.0), stones)
+
+
+def handicap_points(size: int, stones: int) -> list[int]:
+    """Actions of GTP's fixed handicap layout: star points on the 3rd line (4th from 13x13 up),
+    corners first, then the sides' middles and the centre as GTP v2 section 4.1.1 orders them.
+    GtpError where GTP allows no such layout (boards under 7x7; over 4 stones on 7x7 and even
+    boards; over 9 elsewhere)."""
+    if size < 7:
+        raise GtpError(f"invalid number of stones: no fixed handicap on a {size}x{size} board (7x7 and up)")
+    most = 4 if size == 7 or size % 2 == 0 else 9
+    if not 2 <= stones <= most:
+        raise GtpError(f"invalid number of stones: {stones} (2 to {most} on {size}x{size})")
+    lo = 2 if size < 13 else 3
+    hi, mid = size - 1 - lo, size // 2
+    # (column, row from the top): D4 Q16 D16 Q4 on 19x19, then D10 Q10, K4 K16, K10.
+    corners = [(lo, hi), (hi, lo), (lo, lo), (hi, hi)]
+    sides, centre = [(lo, mid), (hi, mid), (mid, hi), (mid, lo)], [(mid, mid)]
+    layout = {2: corners[:2], 3: corners[:3], 4: corners, 5: corners + centre, 6: corners + sides[:2],
+              7: corners + sides[:2] + centre, 8: corners + sides, 9: corners + sides + centre}[stones]
+    return [y * size + x for x, y in layout]
+
+
+def free_handicap_points(size: int, stones: int) -> list[int]:
+    """Our choice of ``stones`` free handicap stones: the fixed layout as far as it goes, then
+    each further stone on the point farthest from those placed (off the first two lines where
+    the board has room), ties to the lowest action."""
+    if not 2 <= stones < size * size:
+        raise GtpError(f"invalid number of stones: {stones} (2 to {size * size - 1} on {size}x{size})")
+    fixed = 0 if size < 7 else (4 if size == 7 or size % 2 == 0 else 9)
+    chosen = handicap_points(size, min(stones, fixed)) if fixed >= 2 else []
+    ys, xs = np.divmod(np.arange(size * size), size)
+    edge = np.minimum(np.minimum(xs, ys), np.minimum(size - 1 - xs, size - 1 - ys))
+    inner = edge >= 2 if size >= 7 else np.ones(size * size, bool)
+    free = np.ones(size * size, bool)
+    free[chosen] = False
+    while len(chosen) < stones:
+        if chosen:
+            cy, cx = np.divmod(np.array(chosen), size)
+            dist = ((ys[:, None] - cy) ** 2 + (xs[:, None] - cx) ** 2).min(axis=1).astype(float)
+        else:
+            dist = -((ys - size // 2) ** 2 + (xs - size // 2) ** 2).astype(float)  # the centre first
+        pool = free & inner if (free & inner).any() else free
+        best = int(np.argmax(np.where(pool, dist, -np.inf)))
+        chosen.append(best)
+        free[best] = False
+    return chosen
 
 
 class GoGtpEngine(GtpEngine):
@@ -59,30 +130,69 @@ class GoGtpEngine(GtpEngine):
 
     ``make_player(game)`` builds the player whenever the board size or komi changes; its
     MCTS (when it has one: ``player.mcts``) gets a per-move time limit from the GTP clock.
+    ``genmove`` answers ``resign`` when the chosen move's win rate (its mean playout reward, in
+    [0, 1]) is below ``resign_threshold`` after at least ``RESIGN_MIN_SIMULATIONS`` simulations
+    (0: never resign). ``final_score`` and ``final_status_list`` judge dead stones from
+    ``score_playouts`` playouts (:mod:`blokuszero.games.go.scoring`).
     """
 
+    RESIGN_MIN_SIMULATIONS = 100  # fewer playouts are too noisy to give up on
+
     def __init__(self, make_player: Callable[[GoGame], Player], size: int = 9, komi: float = 6.5,
-                 ko_rule: str = "simple", name: str = "BlokusZero-Go") -> None:
+                 ko_rule: str = "simple", name: str = "BlokusZero-Go", resign_threshold: float = 0.0,
+                 score_playouts: int = 1000) -> None:
+        if not 0 <= resign_threshold < 1:
+            raise ValueError(f"resign_threshold must be in [0, 1), not {resign_threshold}")
+        if score_playouts < 1:
+            raise ValueError(f"score_playouts must be >= 1, not {score_playouts}")
         self.make_player = make_player
         self.ko_rule = ko_rule
         self.engine_name = name
+        self.resign_threshold = resign_threshold
+        self.score_playouts = score_playouts
+        self.random_seed: int | None = None  # from set_random_seed; kept for every player built
         self.clock = Clock()
         super().__init__({
             "name": no_arguments("name", lambda: self.engine_name),
             "version": no_arguments("version", lambda: __version__),
             "boardsize": self._boardsize, "clear_board": no_arguments("clear_board", self._clear_board),
             "komi": self._komi, "play": self._play, "genmove": self._genmove,
+            "kgs-genmove_cleanup": self._genmove_cleanup,
             "undo": no_arguments("undo", self._undo),
             "final_score": no_arguments("final_score", self._final_score),
+            "final_status_list": self._final_status_list,
+            "fixed_handicap": self._fixed_handicap, "place_free_handicap": self._place_free_handicap,
+            "set_free_handicap": self._set_free_handicap, "loadsgf": self._loadsgf,
             "showboard": no_arguments("showboard", lambda: "\n" + str(self.state)),
             "time_settings": self._time_settings, "time_left": self._time_left,
+            "set_random_seed": self._set_random_seed,
         })
         self._new_game(size, komi)
 
     def _new_game(self, size: int, komi: float) -> None:
         self.game = GoGame(size, komi, self.ko_rule)
-        self.player = self.make_player(self.game)
+        self.player = self._make_player()
         self._clear_board()
+
+    def _make_player(self) -> Player:
+        """The player for the current game, its search seeded by ``set_random_seed`` if given."""
+        player = self.make_player(self.game)
+        mcts = getattr(player, "mcts", None)
+        if self.random_seed is not None and mcts is not None:
+            mcts.rng = np.random.default_rng(self.random_seed)
+        return player
+
+    def _set_random_seed(self, args: list[str]) -> str:
+        """Seed the search (a match runner gives each game its own seed this way)."""
+        expect_arguments(args, 1, "set_random_seed SEED")
+        seed = int(self._number(args[0], int))
+        if seed < 0:
+            raise GtpError(f"syntax error: seed {seed} is negative")
+        if getattr(self.player, "mcts", None) is None:
+            raise GtpError("cannot seed: this player has no search")
+        self.random_seed = seed
+        self.player.mcts.rng = np.random.default_rng(seed)
+        return ""
 
     @staticmethod
     def _colour(word: str) -> int:
@@ -119,6 +229,8 @@ class GoGtpEngine(GtpEngine):
 
     def _clear_board(self) -> str:
         self.state = self.game.new_initial_state()
+        self.setup: list[tuple[int, int]] = []  # handicap / SGF set-up stones (player, action)
+        self.setup_to_move = 0
         self.history: list[tuple[int, int]] = []
         self.player.reset()
         return ""
@@ -129,15 +241,19 @@ class GoGtpEngine(GtpEngine):
         check_komi(komi, self.game.size)
         if komi != self.game.komi:
             self.game = GoGame(self.game.size, komi, self.ko_rule)
-            self.player = self.make_player(self.game)
-            self._replay(self.history)
+            self.player = self._make_player()
+            self._replay(self.setup, self.setup_to_move, self.history)
         return ""
 
-    def _replay(self, history: list[tuple[int, int]]) -> None:
+    def _replay(self, setup: list[tuple[int, int]], to_move: int, history: list[tuple[int, int]]) -> None:
+        """Make the position ``setup`` then ``history``; ValueError and nothing changed if a
+        move is illegal."""
         state = self.game.new_initial_state()
+        if setup:
+            state.set_up(setup, to_move)
         for player, action in history:
             self._apply(state, player, action)
-        self.state, self.history = state, list(history)
+        self.state, self.setup, self.setup_to_move, self.history = state, list(setup), to_move, list(history)
         self.player.reset()
 
     def _play(self, args: list[str]) -> str:
@@ -155,9 +271,12 @@ class GoGtpEngine(GtpEngine):
         self.player.inform(action, player)
         return ""
 
-    def _genmove(self, args: list[str]) -> str:
-        expect_arguments(args, 1, "genmove COLOUR")
+    def _search(self, args: list[str], usage: str) -> tuple[int, int, bool]:
+        """Run the player for the colour in ``args`` within the clock's budget; (player, action,
+        whether it resigns). Counts the time it took on the clock."""
+        expect_arguments(args, 1, usage)
         player = self._colour(args[0])
+        started = time.perf_counter()
         state = self.state.clone()
         try:
             if state.current_player() != player:
@@ -176,20 +295,137 @@ class GoGtpEngine(GtpEngine):
                 mcts.config = base
         else:
             action = self.player.choose_action(state)
+        self.clock.spend(player, time.perf_counter() - started)
+        return player, action, self._hopeless(player, action)
+
+    def _hopeless(self, player: int, action: int) -> bool:
+        """Whether the search's win rate for ``action`` is below the resignation threshold."""
+        result = getattr(self.player, "last_result", None)
+        if not self.resign_threshold or result is None or result.simulations < self.RESIGN_MIN_SIMULATIONS:
+            return False
+        chosen = np.flatnonzero(result.actions == action)
+        return bool(chosen.size and result.values[chosen[0], player] < self.resign_threshold)
+
+    def _commit(self, player: int, action: int) -> str:
         self._apply(self.state, player, action)
         self.history.append((player, action))
         self.player.inform(action, player)
         return self.game.vertex(action)
 
+    def _genmove(self, args: list[str]) -> str:
+        player, action, hopeless = self._search(args, "genmove COLOUR")
+        return "resign" if hopeless else self._commit(player, action)
+
+    def _genmove_cleanup(self, args: list[str]) -> str:
+        """KGS's cleanup phase after a disputed end: as genmove, but never resigns, and instead
+        of passing while the opponent's dead stones are still on the board it plays on a
+        liberty of them (the legal one it owns most surely) so that they get captured."""
+        player, action, _ = self._search(args, "kgs-genmove_cleanup COLOUR")
+        if action == self.game.pass_action:
+            action = self._cleanup_move(player, action)
+        return self._commit(player, action)
+
+    def _cleanup_move(self, player: int, action: int) -> int:
+        judged = final_status(self.state, self.score_playouts)
+        board = self.state.board()
+        dead = (judged.status == "dead") & (board == 2 - player)  # the opponent's dead stones
+        if not dead.any():
+            return action
+        size = self.game.size
+        near = np.zeros_like(dead)
+        near[1:] |= dead[:-1]
+        near[:-1] |= dead[1:]
+        near[:, 1:] |= dead[:, :-1]
+        near[:, :-1] |= dead[:, 1:]
+        trial = self.state.clone()
+        if trial.current_player() != player:
+            trial.give_turn(player)
+        legal = np.zeros(size * size + 1, bool)
+        legal[trial.search_actions()] = True
+        candidates = np.flatnonzero((near & (board == 0)).ravel() & legal[:-1])
+        if candidates.size == 0:
+            return action
+        mine = judged.ownership.ravel()[candidates] * (1 if player == 0 else -1)
+        return int(candidates[np.argmax(mine)])
+
     def _undo(self) -> str:
         if not self.history:
             raise GtpError("cannot undo: no move has been played")
-        self._replay(self.history[:-1])
+        self._replay(self.setup, self.setup_to_move, self.history[:-1])
         return ""
 
     def _final_score(self) -> str:
-        score = self.state.score()
-        return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+        return format_score(final_status(self.state, self.score_playouts).score)
+
+    def _final_status_list(self, args: list[str]) -> str:
+        """The stones of one status, a group per line (as GNU Go writes them)."""
+        expect_arguments(args, 1, "final_status_list STATUS")
+        wanted = args[0].lower()
+        if wanted not in STATUSES:
+            raise GtpError(f"syntax error: {args[0]!r} is not a status ({', '.join(STATUSES)})")
+        judged = final_status(self.state, self.score_playouts)
+        chosen = np.flatnonzero(judged.status.ravel() == wanted)
+        groups = judged.group.ravel()[chosen]
+        return "\n".join(" ".join(self.game.vertex(int(a)) for a in chosen[groups == g])
+                         for g in dict.fromkeys(groups.tolist()))
+
+    def _handicap(self, stones: list[int]) -> str:
+        """Put black handicap stones on the empty board, White to move; their vertices."""
+        if self.state.board().any() or self.history:
+            raise GtpError("board not empty")
+        self._replay([(0, a) for a in stones], 1, [])
+        return " ".join(self.game.vertex(a) for a in stones)
+
+    def _stones(self, args: list[str], usage: str) -> int:
+        expect_arguments(args, 1, usage)
+        return int(self._number(args[0], int))
+
+    def _fixed_handicap(self, args: list[str]) -> str:
+        return self._handicap(handicap_points(self.game.size, self._stones(args, "fixed_handicap NUMBER")))
+
+    def _place_free_handicap(self, args: list[str]) -> str:
+        return self._handicap(free_handicap_points(self.game.size,
+                                                   self._stones(args, "place_free_handicap NUMBER")))
+
+    def _set_free_handicap(self, args: list[str]) -> str:
+        if len(args) < 2:
+            raise GtpError("syntax error: expected set_free_handicap VERTEX VERTEX ... (at least two)")
+        try:
+            stones = [self.game.parse_vertex(v) for v in args]
+        except ValueError as err:
+            raise GtpError(f"syntax error: {err}") from None
+        if self.game.pass_action in stones or len(set(stones)) < len(stones):
+            raise GtpError("bad vertex list: a pass or a repeated vertex")
+        if len(stones) >= self.game.size ** 2:
+            raise GtpError(f"bad vertex list: {len(stones)} stones leave no empty point")
+        self._handicap(stones)
+        return ""
+
+    def _loadsgf(self, args: list[str]) -> str:
+        """``loadsgf FILE [MOVE_NUMBER]``: the position before move MOVE_NUMBER (all moves
+        without it); board size and komi as the file says."""
+        if len(args) not in (1, 2):
+            raise GtpError("syntax error: expected loadsgf FILENAME [MOVE_NUMBER]")
+        moves = int(self._number(args[1], int)) - 1 if len(args) == 2 else None
+        if moves is not None and moves < 0:
+            raise GtpError(f"syntax error: move number {args[1]} is not >= 1")
+        try:
+            record = read_sgf(Path(args[0]).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise GtpError(f"cannot load file: {err.strerror}: {args[0]}") from None
+        except (ValueError, UnicodeDecodeError) as err:
+            raise GtpError(f"cannot load file: {err}") from None
+        check_komi(record.komi, record.size)
+        before = self.game, self.player
+        if (record.size, record.komi) != (self.game.size, self.game.komi):
+            self.game = GoGame(record.size, record.komi, self.ko_rule)
+            self.player = self._make_player()
+        try:
+            self._replay(record.setup, record.to_move, record.moves[:moves])
+        except ValueError as err:
+            self.game, self.player = before
+            raise GtpError(f"cannot load file: {err}") from None
+        return ""
 
     def _time_settings(self, args: list[str]) -> str:
         expect_arguments(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")

@@ -1,4 +1,5 @@
-"""Numba kernels of the Go board: incremental groups and liberties, legality, playouts, scoring.
+"""Numba kernels of the Go board: incremental groups and liberties, legality, scoring (the
+playouts are :mod:`.playouts`).
 
 The board is a padded square of side ``W = N + 2`` (a ring of BORDER points), stored with all
 other per-position data in one int64 buffer so that a copy is a single array copy. Sections of
@@ -32,14 +33,16 @@ MAX_SIZE = 25
 META_NEMPTY = 0  # number of empty points
 META_KO = 1  # point the player to move may not take back (simple ko), or 0
 META_TOMOVE = 2  # colour to move (BLACK / WHITE), or 0 when the game is over
-META_PASSES = 3  # consecutive passes just played
+META_PASSES = 3  # consecutive passes just played by alternating colours
 META_MOVES = 4  # moves played (passes included)
 META_HASH = 5  # Zobrist hash of the stones on the board
 META_CAPB = 6  # stones captured by black
 META_CAPW = 7  # stones captured by white
 META_MAXMOVES = 8  # the game ends after this many moves (a safeguard against endless games)
 META_SIZE = 9  # N
-META_LEN = 10
+META_LASTPASS = 10  # colour of the last move if it was a pass, else 0
+META_LASTMOVE = 11  # point of the last move, 0 for a pass or none (informed playouts start there)
+META_LEN = 12
 
 # Legality codes.
 OK, ERR_OCCUPIED, ERR_KO, ERR_SUICIDE, ERR_SUPERKO, ERR_OVER, ERR_RANGE = 0, 1, 2, 3, 4, 5, 6
@@ -219,6 +222,7 @@ def play(buf, w, pt, colour):
     """``colour`` plays at ``pt`` (assumed legal): place, capture, then hand over the turn."""
     place(buf, w, pt, colour)
     _end_move(buf, w * w, colour, False)
+    buf[buf.shape[0] - META_LEN + META_LASTMOVE] = pt
 
 
 @nb.njit(cache=True)
@@ -276,9 +280,16 @@ def _end_move(buf, m, colour, passed):
     buf[9 * m + moves] = buf[mo + META_HASH]
     if passed:
         buf[mo + META_KO] = 0
-        buf[mo + META_PASSES] += 1
+        # A controller may let one colour move twice: its second pass starts a new run.
+        if buf[mo + META_LASTPASS] == colour:
+            buf[mo + META_PASSES] = 1
+        else:
+            buf[mo + META_PASSES] += 1
+        buf[mo + META_LASTPASS] = colour
+        buf[mo + META_LASTMOVE] = 0
     else:
         buf[mo + META_PASSES] = 0
+        buf[mo + META_LASTPASS] = 0
     if buf[mo + META_PASSES] >= 2 or moves >= buf[mo + META_MAXMOVES]:
         buf[mo + META_TOMOVE] = 0
     else:
@@ -372,58 +383,20 @@ def legal_points(buf, w, colour, superko, skip_own_eyes, out):
 
 
 @nb.njit(cache=True)
-def playout(buf, w, out_players, out_points):
-    """Play random legal moves that do not fill the mover's own true eyes, passing when
-    there are none, until two passes in a row (or the move limit). Uses numba's generator.
-
-    Writes the mover (0 black, 1 white) and point (0 = pass) of each move; returns the count.
-    Simple ko only: positional superko is not checked inside playouts.
-    """
-    m = w * w
-    mo = buf.shape[0] - META_LEN
-    t = 0
-    while buf[mo + META_TOMOVE] != 0:
-        colour = buf[mo + META_TOMOVE]
-        n = buf[mo + META_NEMPTY]
-        chosen = 0
-        while n > 0:
-            i = np.random.randint(n)
-            pt = buf[7 * m + i]
-            if not is_own_eye(buf, w, pt, colour) and legal_code(buf, w, pt, colour) == OK:
-                chosen = pt
-                break
-            # Not playable now: swap it behind the candidates still to try.
-            n -= 1
-            q = buf[7 * m + n]
-            buf[7 * m + i] = q
-            buf[8 * m + q] = i
-            buf[7 * m + n] = pt
-            buf[8 * m + pt] = n
-        out_players[t] = colour - 1
-        out_points[t] = chosen
-        t += 1
-        if chosen:
-            play(buf, w, chosen, colour)
-        else:
-            play_pass(buf, w, colour)
-    return t
-
-
-@nb.njit(cache=True)
-def area(buf, w):
-    """(black area, white area): stones plus empty regions that touch only that colour."""
+def owners(buf, w, out):
+    """Write each point's owner into ``out`` [M]: BLACK or WHITE for its stones and for empty
+    regions that touch only that colour, EMPTY for the rest (regions touching both, borders)."""
     m = w * w
     seen = np.zeros(m, np.bool_)
     stack = np.empty(m, np.int64)
-    black = 0
-    white = 0
+    region = np.empty(m, np.int64)
     for pt in range(m):
         c = buf[pt]
-        if c == BLACK:
-            black += 1
-        elif c == WHITE:
-            white += 1
-        elif c == EMPTY and not seen[pt]:
+        if c == BLACK or c == WHITE:
+            out[pt] = c
+        elif c == BORDER:
+            out[pt] = EMPTY
+        elif not seen[pt]:
             size = 0
             touches = 0  # bit 1: black, bit 2: white
             stack[0] = pt
@@ -432,6 +405,7 @@ def area(buf, w):
             while top > 0:
                 top -= 1
                 p = stack[top]
+                region[size] = p
                 size += 1
                 for d in (1, -1, w, -w):
                     q = p + d
@@ -443,11 +417,17 @@ def area(buf, w):
                             top += 1
                     elif cq != BORDER:
                         touches |= cq
-            if touches == BLACK:
-                black += size
-            elif touches == WHITE:
-                white += size
-    return black, white
+            owner = touches if touches == BLACK or touches == WHITE else EMPTY
+            for i in range(size):
+                out[region[i]] = owner
+
+
+@nb.njit(cache=True)
+def area(buf, w):
+    """(black area, white area): stones plus empty regions that touch only that colour."""
+    out = np.empty(w * w, np.int64)
+    owners(buf, w, out)
+    return (out == BLACK).sum(), (out == WHITE).sum()
 
 
 def neighbours8(n: int) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 Player 0 is Black (moves first), player 1 White. Actions are ``y * N + x`` with row 0 at the
 top and ``N * N`` the pass, written as GTP vertices (``D4``, ``pass``). The game ends on two
-passes in a row (or after :func:`engine.max_moves` moves); the winner has the larger area
-(stones plus empty regions touching only its stones) after komi for White. Dead stones are
+passes in a row by alternating players (or after :func:`engine.max_moves` moves); the winner
+has the larger area (stones plus empty regions touching only its stones) after komi for White. Dead stones are
 not removed: games are played until they are captured, as playouts and GTP referees do.
 Ko: simple ko, or positional superko (no move may recreate an earlier position).
 """
@@ -16,12 +16,30 @@ import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
 from . import engine as E
+from . import playouts as P
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP skips I
 KO_RULES = ("simple", "positional")
 _KEY_TO_MOVE = 0x5BD1E9955BD1E995  # odd multipliers that spread small ints over 64 bits
 _KEY_KO = 0x27D4EB2F165667C5
 _MASK = (1 << 64) - 1
+
+
+def playout_rules(policy: str) -> int:
+    """The rule bit mask of a playout policy name (see :meth:`GoState.playout`); ValueError
+    naming the unknown policy or rule."""
+    if policy == "uniform":
+        return 0
+    if policy == "fuego":
+        return P.ALL_RULES
+    if not policy.startswith("fuego:"):
+        raise ValueError(f"Go playout policy {policy!r} is not 'uniform', 'fuego' or 'fuego:RULE,...'")
+    rules = 0
+    for name in policy[len("fuego:"):].split(","):
+        if name not in P.RULES:
+            raise ValueError(f"Go playout rule {name!r} is not one of {', '.join(P.RULES)}")
+        rules |= P.RULES[name]
+    return rules
 
 
 class GoGame(Game):
@@ -159,14 +177,16 @@ class GoState(State):
 
     # ---------------------------------------------------------------- Go-only
     def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """Random moves that keep the mover's own true eyes to the end, in place (numba's
-        generator); the (players, actions) played. Only the ``uniform`` policy exists for Go."""
-        if policy != "uniform":
-            raise ValueError(f"Go playouts know only the 'uniform' policy, not {policy!r}")
+        """Play to the end in place (numba's generator); the (players, actions) played.
+
+        ``policy``: ``uniform`` (random moves that keep the mover's own true eyes), ``fuego``
+        (all of Fuego's rules that :mod:`.playouts` has), or ``fuego:`` and a comma-separated
+        list of rule names (``fuego:atari_capture,low_liberty``), each rule a switch."""
+        rules = playout_rules(policy)
         room = self.game.max_game_length - self._m(E.META_MOVES)
         players = np.empty(room, np.int64)
         points = np.empty(room, np.int64)
-        t = E.playout(self.buf, self.game.width, players, points)
+        t = P.playout(self.buf, self.game.width, rules, self._m(E.META_LASTMOVE), players, points)
         return players[:t], self.game.point_action[points[:t]]
 
     def area(self) -> tuple[int, int]:
@@ -223,6 +243,7 @@ class GoState(State):
             if self._m(E.META_MOVES) >= self.game.max_game_length:
                 raise ValueError(f"the game is over: it reached its {self.game.max_game_length} moves")
             self.buf[self._meta + E.META_PASSES] = 0
+            self.buf[self._meta + E.META_LASTPASS] = 0
         elif self._m(E.META_TOMOVE) != player + 1:
             self.buf[self._meta + E.META_KO] = 0  # the ko ban was on the other colour
         self.buf[self._meta + E.META_TOMOVE] = player + 1
