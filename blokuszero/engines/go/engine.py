@@ -21,6 +21,7 @@ from ...games.go.scoring import STATUSES, final_status, format_score
 from ...games.go.sgf import read_sgf
 from ...players.base import Player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
+from ...settings import check_value
 
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 
@@ -143,8 +144,7 @@ class GoGtpEngine(GtpEngine):
                  score_playouts: int = 1000) -> None:
         if not 0 <= resign_threshold < 1:
             raise ValueError(f"resign_threshold must be in [0, 1), not {resign_threshold}")
-        if score_playouts < 1:
-            raise ValueError(f"score_playouts must be >= 1, not {score_playouts}")
+        check_value("score_playouts", score_playouts, int, low=1)
         self.make_player = make_player
         self.ko_rule = ko_rule
         self.engine_name = name
