@@ -82,7 +82,7 @@ def test_standard_commands():
     engine = random_engine()
     assert ask(engine, "protocol_version") == (True, "2")
     assert ask(engine, "known_command genmove") == (True, "true")
-    assert ask(engine, "known_command reg_genmove") == (True, "false")
+    assert ask(engine, "known_command kgs-genmove_cleanup") == (True, "false")
     commands = ask(engine, "list_commands")[1].split("\n")
     assert {"all_legal", "clear_board", "final_score", "genmove", "known_command", "list_commands",
             "name", "play", "protocol_version", "quit", "set_random_seed", "showboard",
