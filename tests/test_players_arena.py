@@ -135,3 +135,18 @@ def test_mcts_maxn_200_wins_three_quarters_over_100_games(tmp_path):
                         {"mcts": {"preset": "mcts_maxn", "simulations": 200}, "random": {"preset": "random"}},
                         games=100)
     assert summary["players"]["mcts"]["win_rate"] >= 0.75
+
+
+def test_match_that_starts_no_game_leaves_no_match_behind(tmp_path):
+    # An external engine that is not there (pentobi-gtp not installed) fails the first game:
+    # nothing of the match stays, so the corrected command resumes as a new match.
+    missing = {"kind": "gtp", "command": str(tmp_path / "no-such-pentobi-gtp")}
+    match = Match("blokus", ["me", "engine", "engine", "engine"],
+                  {"me": {"preset": "random"}, "engine": missing})
+    with pytest.raises(ValueError, match="cannot start GTP engine"):
+        run_match(match, games=1, seed=0, out_dir=tmp_path / "m", progress=False)
+    assert not (tmp_path / "m" / "match.json").exists() and not (tmp_path / "m" / "games.jsonl").exists()
+    fixed = Match("blokus", ["me", "engine", "engine", "engine"],
+                  {"me": {"preset": "random"}, "engine": {"preset": "random"}})
+    summary = run_match(fixed, games=1, seed=0, out_dir=tmp_path / "m", progress=False, resume=True)
+    assert summary["games"] == 1 and (tmp_path / "m" / "match.json").exists()

@@ -382,8 +382,17 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     done = {r["index"] for r in records}
     jobs = [(i, game_seed(seed, i)) for i in range(games) if i not in done]
     start = time.perf_counter()
-    for record in _play_games(match, jobs, workers, backend, gpus_per_worker, ray_address):
-        finish(record)
+    try:
+        for record in _play_games(match, jobs, workers, backend, gpus_per_worker, ray_address):
+            finish(record)
+    except BaseException:
+        bar.close()
+        if not records:
+            # No game stored (an engine that would not start, a bad setting): leave no match
+            # behind, so that the corrected command is not refused as another match's resume.
+            for name in ("match.json", "games.jsonl"):
+                (out_dir / name).unlink(missing_ok=True)
+        raise
     wall = time.perf_counter() - start
     bar.close()
     records.sort(key=lambda r: r["index"])

@@ -21,7 +21,8 @@ from .engine import BlokusGtpEngine
 _EPILOG = """\
 commands: protocol_version, name, version, known_command, list_commands, clear_board,
 play <color> <move>, genmove <color>, all_legal <color>, final_score, showboard,
-set_random_seed <n>, quit. Colors: 1-4 or blue, yellow, red, green. Moves: Pentobi notation
+set_random_seed <n>, quit; and Pentobi's set_game Blokus, cputime, undo, reg_genmove <color>,
+g, p <move>, loadsgf <file> [<move_number>], savesgf <file>, get_place <color>. Colors: 1-4 or blue, yellow, red, green. Moves: Pentobi notation
 (squares joined by commas, e.g. a20,b20,c20). genmove answers 'pass' when the color cannot move.
 
 examples:

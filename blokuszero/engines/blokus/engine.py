@@ -6,16 +6,25 @@ in Pentobi's SGF files (squares joined by commas, e.g. ``a20,b20``), ``genmove``
 when the colour cannot move, and ``final_score`` lists each colour's points: squares on the board
 plus the bonuses (15 for all pieces, 5 more if the last was the monomino), which is the advanced
 score plus 89.
+
+Besides the standard commands it answers what Pentobi's controllers send (its ``twogtp``
+sends ``set_game Blokus``, ``clear_board``, ``cputime``, ``genmove``/``play``, ``quit``):
+``set_game``, ``cputime``, ``undo``, ``reg_genmove``, ``loadsgf``/``savesgf`` (Pentobi SGF),
+``g``/``p`` (genmove/play for the colour to move) and ``get_place``. A refused command answers
+``? reason`` and leaves the game as it was.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ... import __version__
 from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
+from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
 from ...players.base import Player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
@@ -39,23 +48,54 @@ class BlokusGtpEngine(GtpEngine):
         self.make_player = make_player
         self.player = make_player(seed)
         self.state = BlokusState()
+        self.setup = 0  # placements of a loaded set-up position, which undo does not take back
         self.engine_name = name
         super().__init__({
             "name": no_arguments("name", lambda: self.engine_name),
             "version": no_arguments("version", lambda: __version__),
             "clear_board": no_arguments("clear_board", self._clear_board),
+            "set_game": self._set_game,
             "play": self._play,
-            "genmove": self._genmove,
+            "p": lambda args: self._play([self._colour_to_move("p"), *expect_arguments(args, 1, "p <move>")]),
+            "genmove": lambda args: self._genmove(args, "genmove", play=True),
+            "reg_genmove": lambda args: self._genmove(args, "reg_genmove", play=False),
+            "g": no_arguments("g", self._g),
+            "undo": no_arguments("undo", self._undo),
             "all_legal": self._all_legal,
             "final_score": no_arguments("final_score", self._final_score),
+            "get_place": self._get_place,
             "showboard": no_arguments("showboard", self._showboard),
+            "loadsgf": self._loadsgf,
+            "savesgf": self._savesgf,
+            "cputime": no_arguments("cputime", lambda: f"{time.process_time():.3f}"),
             "set_random_seed": self._set_random_seed,
         })
 
-    def _clear_board(self) -> str:
-        self.state = BlokusState()
+    def _set_position(self, state: BlokusState, setup: int = 0) -> None:
+        """Replace the game by ``state``; the player starts over and is told every move."""
+        self.state, self.setup = state, setup
         self.player.reset()
+        for colour, move in state.history():
+            self.player.inform(move, colour)
+
+    def _clear_board(self) -> str:
+        self._set_position(BlokusState())
         return ""
+
+    def _set_game(self, args: list[str]) -> str:
+        # The variant is Pentobi's SGF game name, which may hold spaces ("Blokus Duo").
+        variant = " ".join(args)
+        if variant != GAME_NAME:
+            raise GtpError(f"unsupported game variant {variant!r}: this engine plays classic "
+                           f"4-colour Blokus only ({GAME_NAME!r})")
+        return self._clear_board()
+
+    def _colour_to_move(self, command: str) -> str:
+        """The colour to move, as an argument for ``p`` / ``g``; GtpError once the game is over."""
+        colour = self.state.current_player()
+        if colour < 0:
+            raise GtpError(f"{command}: the game is over, no colour is to move")
+        return str(colour + 1)
 
     def _place(self, colour: int, move: int) -> None:
         # Pentobi lets any colour play, not only the one to move; the next colour after it
@@ -76,16 +116,57 @@ class BlokusGtpEngine(GtpEngine):
         self._place(colour, string_to_placement(move_text))
         return ""
 
-    def _genmove(self, args: list[str]) -> str:
-        colour = parse_colour(expect_arguments(args, 1, "genmove <color>")[0])
+    def _genmove(self, args: list[str], command: str, play: bool) -> str:
+        colour = parse_colour(expect_arguments(args, 1, f"{command} <color>")[0])
         if len(self.state.legal_actions(colour)) == 0:
             return "pass"
         state = self.state
         if colour != state.current_player():
             state = BlokusState.from_moves(state.history(), to_move=colour)
         move = self.player.choose_action(state)
-        self._place(colour, move)
+        if play:
+            self._place(colour, move)
         return placement_to_string(move)
+
+    def _g(self) -> str:
+        # Once the game is over no colour can move: Pentobi then answers pass.
+        if self.state.is_terminal():
+            return "pass"
+        return self._genmove([self._colour_to_move("g")], "g", play=True)
+
+    def _undo(self) -> str:
+        history = self.state.history()
+        if len(history) <= self.setup:
+            raise GtpError("cannot undo: no move has been played" + (
+                " since the loaded set-up position" if self.setup else ""))
+        # The colour of the undone move is to move again, as in Pentobi.
+        self._set_position(BlokusState.from_moves(history[:-1], to_move=history[-1][0]), self.setup)
+        return ""
+
+    def _loadsgf(self, args: list[str]) -> str:
+        if len(args) not in (1, 2):
+            raise GtpError("syntax error: expected loadsgf <file> [<move_number>]")
+        before_move = None
+        if len(args) == 2:
+            if not args[1].isdigit():
+                raise GtpError(f"invalid move number {args[1]!r}: expected a positive integer")
+            before_move = int(args[1])
+        try:
+            text = Path(args[0]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise GtpError(f"cannot read {args[0]}: {err}") from None
+        state = read_sgf(text, before_move)
+        # The set-up placements are those in place before the first move.
+        self._set_position(state, len(read_sgf(text, 1).history()))
+        return ""
+
+    def _savesgf(self, args: list[str]) -> str:
+        path = expect_arguments(args, 1, "savesgf <file>")[0]
+        try:
+            Path(path).write_text(write_sgf(self.state, setup=self.setup), encoding="utf-8")
+        except OSError as err:
+            raise GtpError(f"cannot write {path}: {err}") from None
+        return ""
 
     def _all_legal(self, args: list[str]) -> str:
         colour = parse_colour(expect_arguments(args, 1, "all_legal <color>")[0])
@@ -93,6 +174,14 @@ class BlokusGtpEngine(GtpEngine):
 
     def _final_score(self) -> str:
         return " ".join(str(int(s) + T.TOTAL_SQUARES) for s in self.state.scores())
+
+    def _get_place(self, args: list[str]) -> str:
+        colour = parse_colour(expect_arguments(args, 1, "get_place <color>")[0])
+        scores = self.state.scores()
+        # Place 1 is the highest score; colours with equal scores share the place.
+        place = 1 + int((scores > scores[colour]).sum())
+        shared = int((scores == scores[colour]).sum()) > 1
+        return f"{place}{' shared' if shared else ''}"
 
     def _showboard(self) -> str:
         points = ", ".join(f"{name} {int(s) + T.TOTAL_SQUARES}"

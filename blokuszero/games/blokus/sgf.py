@@ -22,20 +22,34 @@ _MOVE_PROPS = ("1", "2", "3", "4")
 _SETUP_PROPS = ("A1", "A2", "A3", "A4")
 
 
-def write_sgf(state: BlokusState, properties: Mapping[str, str] | None = None) -> str:
-    """The moves that led to ``state`` as a Blokus SGF game, from the empty board.
+def write_sgf(state: BlokusState, properties: Mapping[str, str] | None = None, setup: int = 0) -> str:
+    """The moves that led to ``state`` as a Blokus SGF game.
 
-    ``properties`` adds root properties (e.g. ``{"GC": "seed 7", "RE": "..."}``).
+    ``properties`` adds root properties (e.g. ``{"GC": "seed 7", "RE": "..."}``). The first
+    ``setup`` placements (a position set up in any colour order, as :func:`read_sgf` of a file
+    with ``A1``-``A4`` builds it) go into the root as ``A1``-``A4`` with ``PL``, the rest as moves.
     """
-    root = {"GM": GAME_NAME, "FF": "4", "CA": "UTF-8", "AP": "BlokusZero", **(properties or {})}
-    return write_game(root, ({_MOVE_PROPS[c]: placement_to_string(m)} for c, m in state.history()))
+    history = state.history()
+    root: dict[str, str | list[str]] = {"GM": GAME_NAME, "FF": "4", "CA": "UTF-8", "AP": "BlokusZero"}
+    if setup:
+        for c, prop in enumerate(_SETUP_PROPS):
+            pieces = [placement_to_string(m) for colour, m in history[:setup] if colour == c]
+            if pieces:
+                root[prop] = pieces
+        to_move = history[setup][0] if setup < len(history) else state.current_player()
+        if to_move >= 0:
+            root["PL"] = _MOVE_PROPS[to_move]
+    root.update(properties or {})
+    return write_game(root, ({_MOVE_PROPS[c]: placement_to_string(m)} for c, m in history[setup:]))
 
 
-def read_sgf(text: str) -> BlokusState:
-    """Replay a Blokus SGF game (main line) and return the final position.
+def read_sgf(text: str, before_move: int | None = None) -> BlokusState:
+    """Replay a Blokus SGF game (main line) and return the final position, or with
+    ``before_move`` the position before the main line's move of that number (1 = the first
+    move after any set-up; one more than the number of moves = the final position).
 
-    ValueError names the node and move if the file is not classic Blokus or a move is
-    illegal or out of turn.
+    ValueError names the node and move if the file is not classic Blokus, a move is
+    illegal or out of turn, or the game has no move ``before_move``.
     """
     nodes = read_main_line(text)
     root = nodes[0]
@@ -50,9 +64,13 @@ def read_sgf(text: str) -> BlokusState:
             raise ValueError(f"SGF: PL[{pl}] is not a colour 1-4")
         to_move = _MOVE_PROPS.index(pl)
     state = BlokusState.from_moves(setup, to_move)
+    played = 0
     for number, node in enumerate(nodes):
         for c, prop in enumerate(_MOVE_PROPS):
             for value in node.get(prop, []):
+                played += 1
+                if played == before_move:
+                    return state
                 try:
                     m = string_to_placement(value)
                     if state.current_player() != c:
@@ -61,4 +79,6 @@ def read_sgf(text: str) -> BlokusState:
                     state.apply_action(m)
                 except ValueError as err:
                     raise ValueError(f"SGF node {number}, {prop}[{value}]: {err}") from None
+    if before_move is not None and not 1 <= before_move <= played + 1:
+        raise ValueError(f"SGF: the game has {played} moves, so no position before move {before_move}")
     return state
