@@ -34,6 +34,7 @@ _BITS = _FIELD + 2 * NUM_CLASSES * NUM_CLASSES  # [8]           P(s) (improved)
 _COUNT = _BITS + NUM_BITS  # [16]          P(m) when leading (improved)
 _TYPE = _COUNT + MAX_COUNT  # [2]           P(t) when leading (improved)
 _SIZE = _TYPE + 2
+NUM_MODEL_ENTRIES = _SIZE  # length of a model's count and log-probability vectors
 
 
 @nb.njit(cache=True)
