@@ -51,8 +51,11 @@ class _Checked:
         self.tracker = TableTracker()
         self.truth = truth
         self.turns = 0
+        self.games: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def on_deal(self, table):
+        if self.tracker.actions:
+            self.games.append(self.tracker.finished_game())
         self.tracker.on_deal(table)
         return self.inner.on_deal(table)
 
@@ -83,8 +86,8 @@ def test_tracker_rebuilds_the_engine_position_on_a_real_record():
     record.games = record.games[:40]
     game = DaihinminGame(rules_of(record)[0])
     turns = {p: [] for p in range(5)}
-    for g in record.games:
-        states, movers, _ = game_moves(g, game)
+    games = [game_moves(g, game) for g in record.games]
+    for states, movers, _ in games:
         for s, m in zip(states, movers):
             turns[int(m)].append(s)
     checked = [_Checked(turns[p]) for p in range(5)]
@@ -92,6 +95,15 @@ def test_tracker_rebuilds_the_engine_position_on_a_real_record():
     report = replay_record(record, lambda: next(clients))
     assert report.ok, (report.first_disagreement, report.first_decision_miss)
     assert [c.turns for c in checked] == [len(turns[p]) for p in range(5)]
+    # After each game, the hands every turn was played from (all five when four went out).
+    complete = 0
+    for (states, movers, actions), (t_states, t_movers, t_actions) in zip(checked[0].games, games):
+        if len(movers) == len(t_movers):
+            complete += 1
+            assert (movers == t_movers).all() and (actions == t_actions).all()
+            rows = np.arange(len(movers))
+            assert (states[rows, E.S_HAND + movers] == t_states[rows, E.S_HAND + t_movers]).all()
+    assert complete >= 30
 
 
 def test_determinizations_keep_own_cards_and_every_count():
@@ -159,6 +171,17 @@ def test_mc_beats_random_players_clearly():
     mean = points[:, 0].mean()
     half = 1.96 * points[:, 0].std(ddof=1) / math.sqrt(len(points))
     assert mean - half > 3.5, (mean, half)  # random play averages 3
+
+
+def test_model_client_learns_its_opponents():
+    client = make_client("mc:model:10", seed=1)
+    run_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}")
+                                            for p in range(1, 5)],
+              MatchSettings(games=4), seed=6)
+    assert client.me == 0 and client.player.playout_models is not None
+    logp, modelled, improved = client.player.playout_models
+    assert list(modelled) == [False, True, True, True, True] and improved
+    assert client.models[0].counts.sum() == 0 and all(m.counts.sum() > 0 for m in client.models[1:])
 
 
 def test_mc_client_plays_a_match_through_the_tables():

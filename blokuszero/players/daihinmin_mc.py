@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.daihinmin import DaihinminGame
-from ..games.daihinmin.actions import PASS
+from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.default_client import DefaultClient
+from ..games.daihinmin.opponent_model import NUM_MODEL_ENTRIES, OpponentModel
 from ..games.daihinmin.playouts import POLICIES
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
@@ -30,6 +31,8 @@ from ..search.selection import UCB1Tuned
 from .base import Player
 
 ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root
+# Before anything is learned 'model' playouts play every player as 'random' does.
+_UNMODELLED = (np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES)), np.zeros(NUM_PLAYERS, np.bool_), True)
 
 
 class MonteCarloPlayer(Player):
@@ -48,32 +51,53 @@ class MonteCarloPlayer(Player):
         rng = np.random.default_rng(seed)
         self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c),
                          RolloutEvaluator(playout, rng=rng), rng=rng)
+        self.playout = playout
+        #: (logp [5, K], modelled [5], improved): the opponents' models 'model' playouts play.
+        self.playout_models: tuple[np.ndarray, np.ndarray, bool] | None = None
         self.last_result = None
 
     def choose_action(self, state: State) -> int:
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
+        if self.playout == "model":
+            state = state.clone()  # the caller's state stays as it was
+            state.playout_models = self.playout_models or _UNMODELLED
         self.last_result = self.mcts.search(state)
         return choose_action(self.last_result, 0.0, self.mcts.rng)
 
 
 class MonteCarloClient:
     """:class:`MonteCarloPlayer` as a UECda table client: gifts as the standard client gives
-    them (its lowest cards), plays by search from the tracked position."""
+    them (its lowest cards), plays by search from the tracked position. With ``model``
+    playouts it keeps an improved naive-Bayes model per opponent, learned after every game
+    from that game's moves and the hands they were made from (SPEC §7)."""
 
     def __init__(self, **options) -> None:
         self.player = MonteCarloPlayer(**options)
         self.tracker = TableTracker(self.player.mcts.game)
+        self.me = -1  # our player number, read at our first turn
+        self.models = [OpponentModel(improved=True) for _ in range(NUM_PLAYERS)]
 
     def on_deal(self, table: np.ndarray) -> np.ndarray | None:
+        if self.player.playout == "model" and self.tracker.actions:
+            self._learn()
         self.tracker.on_deal(table)
         return DefaultClient().on_deal(table)
+
+    def _learn(self) -> None:
+        states, movers, actions = self.tracker.finished_game()
+        for p, model in enumerate(self.models):
+            if p != self.me:
+                model.learn_game(states[movers == p], actions[movers == p])
+        modelled = np.array([p != self.me for p in range(NUM_PLAYERS)])
+        self.player.playout_models = (np.stack([m.logp for m in self.models]), modelled, True)
 
     def on_hand(self, table: np.ndarray) -> np.ndarray | None:
         self.tracker.on_hand(table)
         if table[5, 2] != 1:
             return None
+        self.me = int(table[5, 3])
         action = self.player.choose_action(self.tracker.state())
         return None if action == PASS else action_to_table(action)
 

@@ -9,6 +9,10 @@ turns) and builds a :class:`~.game.DaihinminState` with the client's own hand an
 hands filled with unseen cards by their counts: a position whose information state is the
 client's, from which searches draw determinizations. What the exchange revealed about other
 hands is not kept (the determinizations treat those cards as unseen).
+
+It also records every turn (position, mover, action). Once a game is over every hand it was
+played from is known (the cards each player went on to play, and the last player's remainder),
+which :meth:`TableTracker.finished_game` fills in, for opponent models to learn from.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
-from .actions import A_CARDS, A_TYPE, T_LONE_JOKER
+from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
 from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
 from .game import DaihinminGame, DaihinminState
 from .tables import table_to_action
@@ -38,6 +42,9 @@ class TableTracker:
         self.last = -1
         self.stall = 0
         self.counts = np.zeros(5, np.int64)
+        self.turns: list[np.ndarray] = []  # position before each turn, the mover's hand unset
+        self.movers: list[int] = []
+        self.actions: list[int] = []
 
     def on_deal(self, table: np.ndarray) -> None:
         """A new game starts."""
@@ -51,6 +58,8 @@ class TableTracker:
         if t[5, 4]:
             self.field, self.passed = -1, 0
             self.last = int(t[5, 3])
+        self.turns.append(self._vector([0] * 5))
+        self.movers.append(int(t[5, 3]))
 
     def on_field(self, table: np.ndarray) -> None:
         """A field table after a turn: a play if the actor's card count fell, else a pass."""
@@ -63,9 +72,34 @@ class TableTracker:
             if t[6, actor] == 0:
                 self.order.append(actor)
         else:
+            action = PASS
             self.passed |= 1 << actor
             self.stall += 1
         self.counts = t[6, :5].copy()
+        self.actions.append(action)
+
+    def finished_game(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The turns of the game just played whose mover's hand is now known (positions
+        [N, S_SIZE] with that hand, movers [N], actions [N]): the players who went out, and
+        the one left with the remaining cards when four did (not after 20 stalled turns)."""
+        n = len(self.actions)
+        held = [0] * 5  # cards each player plays from the turn being filled on
+        known = set(self.order)
+        if len(self.order) == 4:
+            last = (set(range(5)) - known).pop()
+            held[last] = FULL_DECK & ~self.played
+            known.add(last)
+        keep = []
+        for i in range(n - 1, -1, -1):
+            p = self.movers[i]
+            held[p] |= int(A_CARDS[self.actions[i]])
+            if p in known:
+                self.turns[i][E.S_HAND + p] = held[p]
+                keep.append(i)
+        keep.reverse()
+        return (np.array([self.turns[i] for i in keep], np.int64).reshape(-1, E.S_SIZE),
+                np.array([self.movers[i] for i in keep], np.int64),
+                np.array([self.actions[i] for i in keep], np.int64))
 
     def state(self) -> DaihinminState:
         """The position at this client's turn (the last hand table has [5][2] = 1): its hand
@@ -73,7 +107,7 @@ class TableTracker:
         t = self.hand_table
         if t is None or not t[5, 2]:
             raise ValueError("the position is built on the client's own turn only ([5][2] = 1)")
-        me = mover = int(t[5, 3])
+        me = int(t[5, 3])
         mine = table_to_hand(t)
         pool = cards_of(FULL_DECK & ~mine & ~self.played)
         hands, at = [0] * 5, 0
@@ -87,6 +121,12 @@ class TableTracker:
             raise ValueError(f"the tables disagree: {len(pool)} unseen cards, {at} in other "
                              f"hands; own hand {bin(mine).count('1')} cards, counted "
                              f"{self.counts[me]}")
+        return DaihinminState(self.game, self._vector(hands), tuple(hands))
+
+    def _vector(self, hands: list[int]) -> np.ndarray:
+        """The engine's position vector before the last hand table's turn, with ``hands``."""
+        t = self.hand_table
+        mover = int(t[5, 3])
         s = np.zeros(E.S_SIZE, np.int64)
         s[E.S_HAND:E.S_HAND + 5] = hands
         s[E.S_SEAT:E.S_SEAT + 5] = t[6, 10:15]
@@ -107,4 +147,4 @@ class TableTracker:
         s[E.S_STALL] = self.stall
         s[E.S_PLAYED] = self.played
         s[E.S_RULES] = self.game.rules.bits()
-        return DaihinminState(self.game, s, tuple(hands))
+        return s
