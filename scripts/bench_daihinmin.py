@@ -12,7 +12,7 @@ Figures:
   play-phase positions of random games: playouts per second, each with its determinization
   and UCB1-tuned root selection, and decisions per second at ``--mc-playouts`` per decision;
 - ``model``: the improved opponent model: learning one player's moves of a game, and one
-  prediction, in microseconds (moves of ``tests/data/daihinmin_default5_match1.log``).
+  prediction, in microseconds (over 100 games of random play).
 
 The best of ``--repeats`` timings is reported with the median. Usage::
 
@@ -37,13 +37,9 @@ from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.match import MatchSettings
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
-from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.opponent_model import OpponentModel, game_moves, learn
-from blokuszero.games.daihinmin.replay import rules_of
+from blokuszero.games.daihinmin.opponent_model import OpponentModel
 from blokuszero.games.testing import random_positions
 from blokuszero.players.daihinmin_mc import MonteCarloPlayer
-
-LOG = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "daihinmin_default5_match1.log")
 
 
 def playout_rate(seconds: float) -> tuple[float, float]:
@@ -124,10 +120,18 @@ def mc_rate(policy: str, playouts: int, seconds: float) -> tuple[float, float]:
 
 def model_times() -> tuple[float, float]:
     """(microseconds to learn one player's moves of a game, microseconds per prediction)."""
-    record = read_log(LOG)
-    game = DaihinminGame(rules_of(record)[0])
-    games = [game_moves(g, game) for g in record.games[:100]]
-    mine = [(s[m == 0], a[m == 0]) for s, m, a in games]
+    rng = np.random.default_rng(0)
+    mine = []
+    for seed in range(100):  # player 0's play-phase moves in games of random play
+        state, states, actions = DaihinminGame().new_initial_state(seed), [], []
+        while not state.is_terminal():
+            a = int(rng.choice(state.legal_actions())) if state.current_player() != -3 else \
+                int(state.legal_actions()[0])
+            if state.current_player() == 0 and state.s[E.S_PHASE] == E.P_PLAY:
+                states.append(state.s.copy())
+                actions.append(a)
+            state.apply_action(a)
+        mine.append((np.array(states).reshape(-1, E.S_SIZE), np.array(actions, np.int64)))
     model = OpponentModel(improved=True)
     model.learn_game(*mine[0])
     start = time.perf_counter()
