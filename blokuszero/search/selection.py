@@ -96,23 +96,20 @@ def ucb1_tuned_scores(first, count, visits, value_sum, value_sq, mover, parent_v
     ``q_i + C sqrt(ln n / n_i * min(1/4, V_i))``, ``V_i = mean(x^2) - q_i^2 + sqrt(2 ln n / n_i)``
     over the values mapped onto [0, 1] as in :func:`ucb1_scores` (1/4 bounds the variance of
     a [0, 1] reward); +inf for unvisited children."""
-    out = np.empty(count)
-    log_n = math.log(max(parent_visits, 1))
+    out = ucb1_scores(first, count, visits, value_sum, mover, parent_visits, 0.0, lo, hi, avail,
+                      use_avail)  # C = 0: the mapped means q_i
     scale = 1.0 / (hi - lo)
     for i in range(count):
         k = first + i
         n = visits[k]
-        if n == 0:
-            out[i] = np.inf
-            continue
-        if use_avail:
-            log_n = math.log(max(avail[k], 1))
-        p = mover[k]
-        q = (value_sum[k, p] / n - lo) * scale
-        # E[((x - lo) / (hi - lo))^2] from the raw sums.
-        mean_sq = (value_sq[k, p] / n - 2.0 * lo * value_sum[k, p] / n + lo * lo) * scale * scale
-        variance = max(mean_sq - q * q, 0.0) + math.sqrt(2.0 * log_n / n)
-        out[i] = q + c * math.sqrt(log_n / n * min(0.25, variance))
+        if n > 0:
+            log_n = math.log(max(avail[k] if use_avail else parent_visits, 1))
+            q = out[i]
+            p = mover[k]
+            # E[((x - lo) / (hi - lo))^2] from the raw sums.
+            mean_sq = (value_sq[k, p] / n - 2.0 * lo * value_sum[k, p] / n + lo * lo) * scale * scale
+            variance = max(mean_sq - q * q, 0.0) + math.sqrt(2.0 * log_n / n)
+            out[i] = q + c * math.sqrt(log_n / n * min(0.25, variance))
     return out
 
 
