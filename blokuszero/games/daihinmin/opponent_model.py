@@ -20,8 +20,9 @@ import numba as nb
 import numpy as np
 
 from . import engine as E
-from .actions import A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS, T_LONE_JOKER, T_SEQUENCE
-from .cards import JOKER
+from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS, T_LONE_JOKER, T_SEQUENCE,
+                      chance_action)
+from .cards import JOKER, table_to_hand
 
 NUM_CLASSES = 15  # strengths 0 (empty field) and 1..14
 NUM_BITS = 8  # values of s (3 bits)
@@ -254,8 +255,7 @@ def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The play phase of one logged game as (positions [N, S_SIZE] before each turn, player to
     move [N], action [N]), submissions judged as the server judges them (a rejected one is a
     pass). The exchange is taken from the record's entries; the play starts from its result."""
-    from .cards import table_to_hand
-    from .game import DaihinminState, submission
+    from .game import DaihinminState, submission  # here: game.py imports this module
 
     hands = [int(h) for h in record_game.hands]
     for giver, taker, table in record_game.changes:
@@ -275,7 +275,6 @@ def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         actions.append(action)
         E.apply(state.s, action)
         if state.current_player() == -3:  # 20 stalled turns: the record's random ranks
-            from .actions import chance_action
             state.apply_action(chance_action(record_game.result))
     return (np.array(states, np.int64).reshape(-1, E.S_SIZE), np.array(players, np.int64),
             np.array(actions, np.int64))
