@@ -189,6 +189,8 @@ def test_mc_client_plays_a_match_through_the_tables():
                        + [LocalSeat(DefaultClient(), f"dflt{p}") for p in range(1, 5)],
                        MatchSettings(games=6), seed=4)
     assert len(result.points) == 6
+    timed = make_client("mc:default:0.05s").player.mcts.config
+    assert timed.time_limit == 0.05 and timed.simulations == 0
     with pytest.raises(ValueError, match="unknown client"):
         make_client("mcts")
     with pytest.raises(ValueError, match="budget"):

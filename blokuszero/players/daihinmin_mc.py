@@ -45,7 +45,7 @@ class MonteCarloPlayer(Player):
                  game: DaihinminGame | None = None) -> None:
         if playout not in POLICIES:
             raise ValueError(f"unknown playout policy {playout!r}; known: {', '.join(POLICIES)}")
-        config = MCTSConfig(simulations=playouts if seconds is None else max(playouts, 0),
+        config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
         rng = np.random.default_rng(seed)
