@@ -14,7 +14,7 @@ from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.opponent_model import game_moves
+from blokuszero.games.daihinmin.opponent_model import OpponentModel, game_moves
 from blokuszero.games.daihinmin.replay import replay_record, rules_of
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
 from blokuszero.games.daihinmin.tracker import TableTracker
@@ -126,12 +126,16 @@ def test_determinizations_keep_own_cards_and_every_count():
                 == np.delete(state.s, range(E.S_HAND, E.S_HAND + 5))).all()
 
 
-@pytest.mark.parametrize("policy", ["random", "default"])
+@pytest.mark.parametrize("policy", ["random", "default", "model", "model_sample"])
 def test_playout_policies_finish_games(policy):
     state = DaihinminGame().new_initial_state(7)
     while state.s[E.S_PHASE] != E.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
     E.seed(1)
+    if policy.startswith("model"):
+        model = OpponentModel(True)
+        model.learn_game(state.s[None], np.array([state.legal_actions()[-1]]))
+        state.playout_models = (np.stack([model.logp] * 5), np.ones(5, np.bool_), True)
     start = state.clone()
     players, actions = state.playout(policy)
     assert state.is_terminal() and len(actions) > 10
@@ -143,6 +147,7 @@ def test_playout_policies_finish_games(policy):
     assert (replay.s == state.s).all()
     with pytest.raises(ValueError, match="unknown Daihinmin playout"):
         start.playout("greedy")
+    start.playout_models = None
     with pytest.raises(ValueError, match="playout_models"):
         start.playout("model")
 

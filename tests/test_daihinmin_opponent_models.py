@@ -110,6 +110,20 @@ def test_model_learns_a_made_up_opponent(improved, policy):
     assert np.mean(A_VALUE[guesses] == A_VALUE[test_actions]) < 0.5
 
 
+def test_sampling_follows_the_model_but_varies():
+    model = M.OpponentModel(True)
+    model.learn_game(*_histories(min, 300, seed=1))
+    state = _histories(min, 1, seed=5)[0][0]
+    E.seed(0)
+    buf = np.empty(E.MAX_LEGAL, np.int64)
+    drawn = [M.sample(model.logp, state, True, buf) for _ in range(400)]
+    best = model.predict(state)
+    legal = set(DaihinminState.from_deal(DaihinminGame(), state[E.S_HAND:E.S_HAND + 5],
+                                         state[E.S_SEAT:E.S_SEAT + 5]).legal_actions())
+    assert set(drawn) <= legal - {PASS} and len(set(drawn)) > 1
+    assert np.mean(A_VALUE[drawn] == A_VALUE[best]) > 0.5
+
+
 def test_untrained_model_plays_a_legal_non_pass_and_bad_input_is_refused():
     state = _state("S3H3S9")
     model = M.OpponentModel(True)

@@ -60,7 +60,7 @@ class MonteCarloPlayer(Player):
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
-        if self.playout == "model":
+        if self.playout.startswith("model"):
             state = state.clone()  # the caller's state stays as it was
             state.playout_models = self.playout_models or _UNMODELLED
         self.last_result = self.mcts.search(state)
@@ -80,7 +80,7 @@ class MonteCarloClient:
         self.models = [OpponentModel(improved=True) for _ in range(NUM_PLAYERS)]
 
     def on_deal(self, table: np.ndarray) -> np.ndarray | None:
-        if self.player.playout == "model" and self.tracker.actions:
+        if self.player.playout.startswith("model") and self.tracker.actions:
             self._learn()
         self.tracker.on_deal(table)
         return DefaultClient().on_deal(table)

@@ -317,14 +317,14 @@ class DaihinminState(State):
     def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray,
                                                                             np.ndarray]:
         """Play to the end in place (numba); (players, actions). ``uniform``: any legal
-        action; ``random``, ``default``, ``model``: the Monte Carlo client's policies
-        (:mod:`.playouts`; ``model`` plays the opponent models in :attr:`playout_models`)."""
+        action; ``random``, ``default``, ``model``, ``model_sample``: the Monte Carlo client's
+        policies (:mod:`.playouts`; the model ones play the models in :attr:`playout_models`)."""
         players = np.empty(E.MAX_MOVES, np.int64)
         actions = np.empty(E.MAX_MOVES, np.int64)
         if policy == "uniform":
             t = E.playout(self.s, players, actions, self._buf)
         elif policy in POLICIES:
-            if policy == "model" and self.playout_models is None:
+            if policy.startswith("model") and self.playout_models is None:
                 raise ValueError("'model' playouts need playout_models (the opponents' models)")
             logp, modelled, improved = self.playout_models or _NO_MODELS
             t = policy_playout(self.s, POLICIES.index(policy), logp, modelled, improved,

@@ -214,6 +214,36 @@ def choose(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> 
     return chosen
 
 
+@nb.njit(cache=True)
+def sample(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> int:
+    """A non-pass legal action drawn with probability proportional to the model's score
+    (its posterior over the moves; the paper's "softmax" for diverse playouts); PASS if none."""
+    n = E.legal_plays(s, buf)
+    table = strengths(s, improved)
+    hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+    scores = np.full(n, -np.inf)
+    best = -np.inf
+    for i in range(n):
+        if buf[i] != PASS:
+            scores[i] = score(logp, s, buf[i], table, hist, improved)
+            best = max(best, scores[i])
+    if best == -np.inf:
+        return PASS
+    total = 0.0
+    for i in range(n):
+        scores[i] = np.exp(scores[i] - best)  # exp(-inf) = 0 for the pass
+        total += scores[i]
+    u = np.random.random() * total
+    chosen = PASS
+    for i in range(n):
+        if scores[i] > 0.0:
+            chosen = buf[i]
+            u -= scores[i]
+            if u <= 0.0:
+                break
+    return chosen
+
+
 class OpponentModel:
     """One opponent's naive-Bayes model, ``improved`` or simple, learned game by game."""
 

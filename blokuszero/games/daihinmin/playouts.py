@@ -5,7 +5,9 @@
   in hand (:func:`.opponent_model.shape_bits`), else the weakest play; passes only when it
   must;
 - ``model``: each player with a learned opponent model plays that model's move
-  (:func:`.opponent_model.choose`); players without one play ``random``.
+  (:func:`.opponent_model.choose`); players without one play ``random``;
+- ``model_sample``: as ``model``, the move drawn in proportion to the model's score
+  (:func:`.opponent_model.sample`) rather than its best.
 
 A chance node (20 stalled turns) draws its outcome uniformly, as the server does.
 """
@@ -17,9 +19,9 @@ import numpy as np
 
 from . import engine as E
 from .actions import PASS
-from .opponent_model import choose, move_class, shape_bits, strengths
+from .opponent_model import choose, move_class, sample, shape_bits, strengths
 
-POLICIES = ("random", "default", "model")
+POLICIES = ("random", "default", "model", "model_sample")
 
 
 @nb.njit(cache=True)
@@ -64,6 +66,8 @@ def policy_playout(s: np.ndarray, policy: int, logp: np.ndarray, modelled: np.nd
                 a = _default_like(s, buf)
             elif policy == 2 and modelled[p]:
                 a = choose(logp[p], s, improved, buf)
+            elif policy == 3 and modelled[p]:
+                a = sample(logp[p], s, improved, buf)
             else:
                 a = _random(s, buf)
         players[t] = E.current_player(s)
