@@ -6,7 +6,7 @@
 
 Players (comma-separated, 5, player numbers in that order): ``default`` an in-process default
 client; ``mc[:POLICY[:BUDGET]]`` the in-process Monte Carlo client (playouts ``random``,
-``default`` or ``model``; BUDGET playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
+``default``, ``model`` or ``model_sample``; BUDGET playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
 our ``blokuszero-uecda`` client playing SPEC, started as a process and connected over TCP;
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
