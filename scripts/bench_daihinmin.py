@@ -7,11 +7,17 @@ Figures:
   playout; the champion client FujiGokoro spends about 5,000 playouts per decision;
 - ``movegen``: legal-action lists per second over the positions of random games (numba);
 - ``server``: games per second of our UECda server with 5 default clients, in-process and
-  over TCP on 127.0.0.1 (our ``blokuszero-uecda`` clients as child processes).
+  over TCP on 127.0.0.1 (our ``blokuszero-uecda`` clients as child processes);
+- ``mc_<policy>``: the Monte Carlo client's search (random / default-like playouts) over the
+  play-phase positions of random games: playouts per second, each with its determinization
+  and UCB1-tuned root selection, and decisions per second at ``--mc-playouts`` per decision;
+- ``model``: the improved opponent model: learning one player's moves of a game, and one
+  prediction, in microseconds (over 100 games of random play).
 
 The best of ``--repeats`` timings is reported with the median. Usage::
 
-    python scripts/bench_daihinmin.py [--seconds 3] [--repeats 3] [--games 200] [--json out.json]
+    python scripts/bench_daihinmin.py [--seconds 3] [--repeats 3] [--games 200] [--mc-playouts 100]
+        [--no-server] [--json out.json]
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.match import MatchSettings
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
+from blokuszero.games.daihinmin.opponent_model import OpponentModel
 from blokuszero.games.testing import random_positions
+from blokuszero.players.daihinmin_mc import MonteCarloPlayer
 
 
 def playout_rate(seconds: float) -> tuple[float, float]:
@@ -92,11 +100,59 @@ def server_rate(games: int, tcp: bool) -> float:
     return rate
 
 
+def mc_rate(policy: str, playouts: int, seconds: float) -> tuple[float, float]:
+    """(playouts per second, decisions per second) of the Monte Carlo player."""
+    game = DaihinminGame()
+    positions = [p for seed in range(10) for p in random_positions(game, seed)
+                 if not p.is_terminal() and p.s[E.S_PHASE] == E.P_PLAY
+                 and len(p.legal_actions()) > 1]
+    player = MonteCarloPlayer(playouts=playouts, playout=policy, seed=0)
+    player.choose_action(positions[0])  # compile
+    done = sims = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        player.choose_action(positions[done % len(positions)])
+        sims += player.last_result.simulations
+        done += 1
+    elapsed = time.perf_counter() - start
+    return sims / elapsed, done / elapsed
+
+
+def model_times() -> tuple[float, float]:
+    """(microseconds to learn one player's moves of a game, microseconds per prediction)."""
+    rng = np.random.default_rng(0)
+    mine = []
+    for seed in range(100):  # player 0's play-phase moves in games of random play
+        state, states, actions = DaihinminGame().new_initial_state(seed), [], []
+        while not state.is_terminal():
+            a = int(rng.choice(state.legal_actions())) if state.current_player() != -3 else \
+                int(state.legal_actions()[0])
+            if state.current_player() == 0 and state.s[E.S_PHASE] == E.P_PLAY:
+                states.append(state.s.copy())
+                actions.append(a)
+            state.apply_action(a)
+        mine.append((np.array(states).reshape(-1, E.S_SIZE), np.array(actions, np.int64)))
+    model = OpponentModel(improved=True)
+    model.learn_game(*mine[0])
+    start = time.perf_counter()
+    for states, actions in mine:
+        model.learn_game(states, actions)
+    learn_us = (time.perf_counter() - start) / len(mine) * 1e6
+    positions = np.concatenate([s for s, _ in mine])
+    buf = np.empty(E.MAX_LEGAL, np.int64)
+    start = time.perf_counter()
+    for s in positions:
+        model.predict(s, buf)
+    return learn_us, (time.perf_counter() - start) / len(positions) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--mc-playouts", type=int, default=100)
+    parser.add_argument("--no-server", action="store_true", help="skip the server figures")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     out = {"machine": platform.processor() or platform.machine(),
@@ -110,7 +166,17 @@ def main() -> None:
         print(f"{name}: best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s "
               f"({'actions per playout' if name == 'playouts' else 'legal actions per position'}"
               f" {runs[0][1]:.1f})")
-    for name, tcp in (("server_in_process", False), ("server_tcp", True)):
+    for policy in ("random", "default"):
+        runs = [mc_rate(policy, args.mc_playouts, args.seconds) for _ in range(args.repeats)]
+        best = max(runs)
+        out[f"mc_{policy}"] = {"playouts_per_s": best[0], "decisions_per_s": best[1],
+                               "playouts_per_decision": args.mc_playouts}
+        print(f"mc_{policy}: best {best[0]:,.0f} playouts/s (each with a determinization), "
+              f"{best[1]:.1f} decisions/s at {args.mc_playouts} playouts")
+    learn_us, predict_us = model_times()
+    out["model"] = {"learn_game_us": learn_us, "predict_us": predict_us}
+    print(f"model (improved): learn one player's game {learn_us:.1f} us, predict {predict_us:.2f} us")
+    for name, tcp in (() if args.no_server else (("server_in_process", False), ("server_tcp", True))):
         rate = server_rate(args.games, tcp)
         out[name] = rate
         print(f"{name}: {rate:.1f} games/s ({args.games} games, 5 default clients)")

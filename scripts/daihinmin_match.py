@@ -5,8 +5,10 @@
 "cmd:./client -h {host} -p {port}"
 
 Players (comma-separated, 5, player numbers in that order): ``default`` an in-process default
-client; ``tcp:default`` our ``blokuszero-uecda`` client started as a process and connected over
-TCP; ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in). TCP
+client; ``mc[:POLICY[:BUDGET]]`` the in-process Monte Carlo client (playouts ``random``,
+``default``, ``model`` or ``model_sample``; BUDGET playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
+our ``blokuszero-uecda`` client playing SPEC, started as a process and connected over TCP;
+``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
 points per game with a 95% interval and writes the official game record.
 """
@@ -23,17 +25,24 @@ import numpy as np
 from tqdm import tqdm
 
 from blokuszero.games.daihinmin import Rules
-from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.match import MatchSettings
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
+from blokuszero.players.daihinmin_mc import make_client
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
+
+
+def _short(spec: str) -> str:
+    """An in-process player's name stem: ``dflt`` for the default client (as the official
+    records name it), else the spec's first part."""
+    return "dflt" if spec == "default" else spec.split(":")[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", default="default,default,default,default,default")
-    parser.add_argument("--seed", type=int, default=None, help="server seed (default: time)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="server seed (default: time); Monte Carlo player n searches with seed + n")
     parser.add_argument("--log", default=None, help="write the game record here")
     parser.add_argument("--rank-reset", type=int, default=100, help="FLASH_MIBUN_NUMBER")
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
@@ -49,19 +58,24 @@ def main(argv: list[str] | None = None) -> int:
     seats = []
     try:
         for number, spec in enumerate(specs):
-            if spec == "default":
-                seats.append(LocalSeat(DefaultClient(), f"dflt{number}"))
+            if not spec.startswith(("tcp:", "cmd:")):
+                try:
+                    client = make_client(spec, seed + number)
+                except ValueError as err:
+                    parser.error(str(err))
+                seats.append(LocalSeat(client, f"{_short(spec)}{number}"))
                 continue
             if listener is None:
                 listener = listen(args.host, args.port)
             host, port = listener.getsockname()[:2]
             if spec.startswith("tcp:"):
                 command = [sys.executable, "-m", "blokuszero.engines.uecda", "-h", host, "-p",
-                           str(port), "-n", f"{spec[4:]}{number}", "--player", spec[4:]]
+                           str(port), "-n", f"{spec[4:].split(':')[0]}{number}", "--player",
+                           spec[4:], "--seed", str(seed + number)]
             elif spec.startswith("cmd:"):
                 command = shlex.split(spec[4:].format(host=host, port=port))
             else:
-                parser.error(f"unknown player {spec!r}: default, tcp:default or cmd:COMMAND")
+                parser.error(f"unknown player {spec!r}: default, mc..., tcp:SPEC or cmd:COMMAND")
             processes.append(subprocess.Popen(command))
             conn, name = accept_player(listener, number)
             seats.append(TcpSeat(conn, name))

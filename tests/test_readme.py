@@ -94,6 +94,12 @@ COMMANDS: dict[str, Run] = {
     "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
         Run(skip="joins an outside UECda server (the TCP tests and the match above run this client)"),
     "python scripts/bench_daihinmin.py": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
+    "python scripts/daihinmin_match.py --games 1000 --players mc:random:100,default,default,default,default":
+        Run(("--games", "2", "--seed", "3", "--players", "mc:random:5,default,default,default,default")),
+    "python scripts/daihinmin_match.py --games 1000 --players mc:random:100,mc:default:100,mc:model:100,default,"
+    "default": Run(("--games", "2", "--seed", "4", "--players",
+                    "mc:random:5,mc:default:5,mc:model:5,default,default")),
+    "python scripts/daihinmin_opponent_models.py --json --curve curve.png match.log": Run(),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
     "blokuszero-ggp-player --port 9147": Run(
         skip="a server that runs until stopped: tests/test_ggp_http.py serves it over HTTP"),

@@ -13,7 +13,7 @@ from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.testing import check_game
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.games.toy import ClaimGame, ExplicitTreeGame
-from blokuszero.search import (MCTS, PUCT, UCB1, MCTSConfig, ProgressiveHistory, RolloutEvaluator,
+from blokuszero.search import (MCTS, PUCT, UCB1, MCTSConfig, UCB1Tuned, ProgressiveHistory, RolloutEvaluator,
                                UniformEvaluator, choose_action)
 from blokuszero.search.depth_first import DepthFirstConfig, DepthFirstSearch
 
@@ -147,6 +147,25 @@ def test_puct_with_uniform_prior_solves_tictactoe_tactics(moves, answer, what, e
     ev = RolloutEvaluator(rng=np.random.default_rng(0)) if evaluator == "rollouts" else UniformEvaluator(2)
     mcts = MCTS(game, MCTSConfig(simulations=1500, expand_threshold=0), PUCT(c_base=19_625, c_init=1.25), ev, rng=2)
     assert choose_action(mcts.search(state)) == answer, what
+
+
+@pytest.mark.parametrize("moves, answer, what", [
+    ((0, 3, 1, 4), 2, "x wins at once"),
+    ((0, 3, 1), 2, "o blocks"),
+])
+def test_ucb1_tuned_solves_tictactoe_tactics(moves, answer, what):
+    game = TicTacToeGame()
+    state = game.new_initial_state()
+    for m in moves:
+        state.apply_action(m)
+    mcts = MCTS(game, MCTSConfig(simulations=1500), UCB1Tuned(),
+                RolloutEvaluator(rng=np.random.default_rng(0)), rng=2)
+    result = mcts.search(state)
+    assert choose_action(result) == answer, what
+    # The squared values kept for the rule: a row's sum of squares is at least sum^2 / visits.
+    sq = mcts.tree.array("value_sq", shape=(2,))[:mcts.tree.size]
+    n = np.maximum(mcts.tree.visits[:mcts.tree.size], 1)[:, None]
+    assert (sq >= mcts.tree.value_sum[:mcts.tree.size] ** 2 / n - 1e-9).all() and sq.sum() > 0
 
 
 def run_golden_search() -> dict:

@@ -1,6 +1,7 @@
 """A UECda client (protocol 20070 over TCP) around our Daihinmin players.
 
     blokuszero-uecda -h HOST -p PORT -n NAME --player default
+    blokuszero-uecda -h HOST -p PORT -n NAME --player mc:random:1000 --seed 1
 
 Connects to an official ``tndhms`` server (or ours), plays until the server ends the match
 (end flag 2, or closes the connection between games) and exits 0; a malformed table or a
@@ -15,12 +16,10 @@ import sys
 
 import numpy as np
 
-from ..games.daihinmin.default_client import DefaultClient
+from ..players.daihinmin_mc import CLIENT_SPECS, make_client
 from ..protocols.uecda import (DEFAULT_PORT, GAME_GOES_ON, GAME_OVER, MATCH_OVER, TABLE_BYTES,
                                TABLE_SHAPE, Connection, ProtocolError, decode_table,
                                profile_table, recv_exact)
-
-PLAYERS = {"default": DefaultClient}
 
 
 def check_table(table: np.ndarray, kind: str) -> None:
@@ -89,13 +88,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-h", "--host", default="127.0.0.1", help="server host")
     parser.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help="server port")
     parser.add_argument("-n", "--name", default="blokus", help="player name (9 characters kept)")
-    parser.add_argument("--player", default="default", choices=sorted(PLAYERS),
-                        help="the player behind the client")
+    parser.add_argument("--player", default="default", help=f"the player: {CLIENT_SPECS}")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the player's search")
     parser.add_argument("--help", action="help", help="show this help and exit")
     args = parser.parse_args(argv)
     try:
+        client = make_client(args.player, args.seed)
+    except ValueError as err:
+        parser.error(str(err))
+    try:
         conn, number = connect(args.host, args.port, args.name)
-        games = play_match(conn, PLAYERS[args.player]())
+        games = play_match(conn, client)
     except (OSError, ProtocolError) as err:
         print(f"blokuszero-uecda: {err}", file=sys.stderr)
         return 1

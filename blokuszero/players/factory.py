@@ -20,7 +20,7 @@ from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
-from ..search.selection import PUCT, UCB1, ProgressiveHistory
+from ..search.selection import PUCT, UCB1, ProgressiveHistory, UCB1Tuned
 from ..settings import check_value
 from .base import Player, RandomPlayer
 from .gtp_player import GtpPlayer
@@ -70,7 +70,8 @@ _OPTIONS = {
     # "gnugo --mode gtp").
     "gtp": {"command"},
 }
-SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "progressive_history": (ProgressiveHistory, ("c", "w")),
+SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "ucb1_tuned": (UCB1Tuned, ("c",)),
+                   "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
 
 # Type and allowed values of every option: the search configs' fields by their annotations, the

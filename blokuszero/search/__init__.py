@@ -6,12 +6,12 @@ from .evaluators import Evaluation, Evaluator, RolloutEvaluator, UniformEvaluato
 from .mcts import MCTS, MCTSConfig, SearchResult
 from .policies import RootNoise, choose_action, move_temperature
 from .rave import RAVE, AmafStatistics
-from .selection import PUCT, UCB1, ProgressiveHistory, SelectionRule
+from .selection import PUCT, UCB1, ProgressiveHistory, SelectionRule, UCB1Tuned
 from .shapes import BRS, TREE_SHAPES, MaxN, Paranoid, TreeShape
 from .tree import Tree
 
 __all__ = ["MCTS", "MCTSConfig", "SearchResult", "choose_action", "move_temperature", "Tree",
            "TreeShape", "MaxN", "Paranoid", "BRS", "TREE_SHAPES",
-           "SelectionRule", "UCB1", "ProgressiveHistory", "PUCT", "RAVE",
+           "SelectionRule", "UCB1", "UCB1Tuned", "ProgressiveHistory", "PUCT", "RAVE",
            "Enhancement", "Simulation", "HistoryTable", "AmafStatistics", "RootNoise",
            "Evaluator", "Evaluation", "RolloutEvaluator", "UniformEvaluator"]

@@ -69,3 +69,21 @@ class HistoryTable(Enhancement):
     def on_backup(self, tree, simulation) -> None:
         update_history(self.hist_sum, self.hist_count, simulation.players, simulation.actions,
                        simulation.value)
+
+
+@nb.njit(cache=True)
+def add_squares(value_sq, path, value) -> None:
+    """Add each player's squared value to every row of ``path``."""
+    for n in path:
+        for p in range(value.shape[0]):
+            value_sq[n, p] += value[p] * value[p]
+
+
+class SquaredValues(Enhancement):
+    """Per tree row and player, the sum of squared backed-up values (``tree.array
+    ("value_sq")``): with ``value_sum`` and ``visits`` the empirical variance UCB1-tuned
+    needs."""
+
+    def on_backup(self, tree, simulation) -> None:
+        add_squares(tree.array("value_sq", shape=(tree.num_players,)), simulation.path,
+                    simulation.value)

@@ -24,7 +24,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .enhancements import Enhancement, HistoryTable
+from .enhancements import Enhancement, HistoryTable, SquaredValues
 from .tree import Tree
 
 
@@ -87,6 +87,36 @@ def ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c, lo, hi
 def ucb1_select(seed, node, visits, *args) -> int:
     """:func:`ucb1_scores` (``args``) and the tie-broken argmax in one call."""
     return argmax_random_ties(ucb1_scores(*args), seed, node, visits)
+
+
+@nb.njit(cache=True)
+def ucb1_tuned_scores(first, count, visits, value_sum, value_sq, mover, parent_visits, c, lo, hi,
+                      avail, use_avail) -> np.ndarray:
+    """UCB1-tuned (Auer, Cesa-Bianchi & Fischer 2002):
+    ``q_i + C sqrt(ln n / n_i * min(1/4, V_i))``, ``V_i = mean(x^2) - q_i^2 + sqrt(2 ln n / n_i)``
+    over the values mapped onto [0, 1] as in :func:`ucb1_scores` (1/4 bounds the variance of
+    a [0, 1] reward); +inf for unvisited children."""
+    out = ucb1_scores(first, count, visits, value_sum, mover, parent_visits, 0.0, lo, hi, avail,
+                      use_avail)  # C = 0: the mapped means q_i
+    scale = 1.0 / (hi - lo)
+    for i in range(count):
+        k = first + i
+        n = visits[k]
+        if n > 0:
+            log_n = math.log(max(avail[k] if use_avail else parent_visits, 1))
+            q = out[i]
+            p = mover[k]
+            # E[((x - lo) / (hi - lo))^2] from the raw sums.
+            mean_sq = (value_sq[k, p] / n - 2.0 * lo * value_sum[k, p] / n + lo * lo) * scale * scale
+            variance = max(mean_sq - q * q, 0.0) + math.sqrt(2.0 * log_n / n)
+            out[i] = q + c * math.sqrt(log_n / n * min(0.25, variance))
+    return out
+
+
+@nb.njit(cache=True)
+def ucb1_tuned_select(seed, node, visits, *args) -> int:
+    """:func:`ucb1_tuned_scores` (``args``) and the tie-broken argmax in one call."""
+    return argmax_random_ties(ucb1_tuned_scores(*args), seed, node, visits)
 
 
 # Score of an unvisited child under Progressive History, before its history term: above any
@@ -208,6 +238,25 @@ class UCB1(SelectionRule):
         lo, hi = tree.value_bounds
         return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
                 tree.mover, tree.visits[node], self.c, lo, hi, tree.avail, tree.track_availability)
+
+
+class UCB1Tuned(SelectionRule):
+    """UCB1-tuned, the root rule of the Monte Carlo Daihinmin client fumiya (SPEC §7): UCB1
+    with the exploration scaled by each child's empirical variance. ``c`` = 1 is Auer et
+    al.'s form; the squared values come from the :class:`SquaredValues` enhancement."""
+
+    score_kernel = staticmethod(ucb1_tuned_scores)
+    select_kernel = staticmethod(ucb1_tuned_select)
+
+    def __init__(self, c: float = 1.0) -> None:
+        self.c = c
+        self.enhancements = (SquaredValues(),)
+
+    def kernel_args(self, tree: Tree, node: int) -> tuple:
+        lo, hi = tree.value_bounds
+        return (tree.first_child[node], tree.num_children[node], tree.visits, tree.value_sum,
+                tree.array("value_sq", shape=(tree.num_players,)), tree.mover, tree.visits[node],
+                self.c, lo, hi, tree.avail, tree.track_availability)
 
 
 class ProgressiveHistory(UCB1):

@@ -21,11 +21,12 @@ from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE,
                       T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE, chance_action, give_action)
 from .cards import (FULL_DECK, JOKER, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
                     strongest_cards, table_cells_to_string, table_to_hand)
+from .opponent_model import NUM_MODEL_ENTRIES
+from .playouts import POLICIES, policy_playout
 from .tables import action_to_table, analyze, table_to_action
 
 NUM_PLAYERS = 5
 RANK_NAMES = ("daifugo", "fugo", "heimin", "hinmin", "daihinmin")
-_MASK64 = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class DaihinminState(State):
         self.s = s
         self._buf = np.empty(E.MAX_LEGAL, np.int64)
         self.dealt = dealt  # hands as dealt, before the exchange
+        # (logp [5, K], modelled [5], improved) for 'model' playouts; shared by clones.
+        self.playout_models: tuple[np.ndarray, np.ndarray, bool] | None = None
 
     @classmethod
     def from_deal(cls, game: DaihinminGame, hands, seats, ranks=None) -> DaihinminState:
@@ -153,7 +156,9 @@ class DaihinminState(State):
         return outcomes, np.full(len(outcomes), 1.0 / len(outcomes))
 
     def clone(self) -> DaihinminState:
-        return DaihinminState(self.game, self.s.copy(), self.dealt)
+        other = DaihinminState(self.game, self.s.copy(), self.dealt)
+        other.playout_models = self.playout_models
+        return other
 
     def returns(self) -> np.ndarray:
         if self.current_player() != TERMINAL:
@@ -311,12 +316,22 @@ class DaihinminState(State):
 
     def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-        """Uniformly random legal actions to the end, in place (numba); (players, actions)."""
-        if policy != "uniform":
-            raise ValueError(f"Daihinmin playouts know only the 'uniform' policy, not {policy!r}")
+        """Play to the end in place (numba); (players, actions). ``uniform``: any legal
+        action; ``random``, ``default``, ``model``, ``model_sample``: the Monte Carlo client's
+        policies (:mod:`.playouts`; the model ones play the models in :attr:`playout_models`)."""
         players = np.empty(E.MAX_MOVES, np.int64)
         actions = np.empty(E.MAX_MOVES, np.int64)
-        t = E.playout(self.s, players, actions, self._buf)
+        if policy == "uniform":
+            t = E.playout(self.s, players, actions, self._buf)
+        elif policy in POLICIES:
+            if policy.startswith("model") and self.playout_models is None:
+                raise ValueError("'model' playouts need playout_models (the opponents' models)")
+            logp, modelled, improved = self.playout_models or _NO_MODELS
+            t = policy_playout(self.s, POLICIES.index(policy), logp, modelled, improved,
+                               players, actions, self._buf)
+        else:
+            raise ValueError(f"unknown Daihinmin playout policy {policy!r}; known: uniform, "
+                             f"{', '.join(POLICIES)}")
         return players[:t], actions[:t]
 
     def hand(self, player: int) -> int:
@@ -380,8 +395,12 @@ for _c in range(52):
     _STRENGTH[_c] = (_c // 4) * 4 + (3 - _c % 4)
 
 
+_NO_MODELS = (np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES)), np.zeros(NUM_PLAYERS, np.bool_), False)
+
+
 def _hash(data: bytes) -> int:
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") & _MASK64
+    # Signed, so that search trees store it in their int64 key column.
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
 def _as_hand_cells(table: np.ndarray) -> np.ndarray:

@@ -1,0 +1,345 @@
+"""Naive-Bayes opponent models of Daihinmin (SPEC §7, seed 003): which move an opponent makes.
+
+A move's class ``l`` is the strength of its weakest card (3..2 = 1..13, reversed during a
+revolution, joker 14). The simple model scores a legal move by
+``P(l) prod_i P(d_i | l)`` over the strengths ``d_i`` of the cards in hand; the improved one
+uses relative strengths (a rank gains 1 for every stronger rank whose four cards are all
+played), adds the field's relative strength ``f`` as one more feature and multiplies by
+``P(s)`` (bits: breaks a group, breaks a sequence, locks) and, when leading, ``P(m) P(t)``
+(card count, type). Each model keeps two tables, one for sequences and one for groups and
+singles (the lone joker included); a move is scored by the table of its own type.
+
+Counts are learned from whole games (the hands are known once a game is over); every
+probability is Laplace-smoothed (add one), so unseen values never score -inf. Learning and
+prediction are numba kernels over the engine's position vectors, fast enough for playouts.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from . import engine as E
+from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS, T_LONE_JOKER, T_SEQUENCE,
+                      chance_action)
+from .cards import JOKER, table_to_hand
+
+NUM_CLASSES = 15  # strengths 0 (empty field) and 1..14
+NUM_BITS = 8  # values of s (3 bits)
+MAX_COUNT = 16  # values of m
+# Count array layout (one int64 vector so kernels take one argument per model).
+_CLS = 0  # [2, 15]       P(l) per table (0 groups and singles, 1 sequences)
+_FEAT = _CLS + 2 * NUM_CLASSES  # [2, 15, 15]   P(d_i = v | l)
+_FIELD = _FEAT + 2 * NUM_CLASSES * NUM_CLASSES  # [2, 15, 15]   P(f | l) (improved)
+_BITS = _FIELD + 2 * NUM_CLASSES * NUM_CLASSES  # [8]           P(s) (improved)
+_COUNT = _BITS + NUM_BITS  # [16]          P(m) when leading (improved)
+_TYPE = _COUNT + MAX_COUNT  # [2]           P(t) when leading (improved)
+_SIZE = _TYPE + 2
+NUM_MODEL_ENTRIES = _SIZE  # length of a model's count and log-probability vectors
+
+
+@nb.njit(cache=True)
+def strengths(s: np.ndarray, relative: bool) -> np.ndarray:
+    """[14] strength of each column 0..13 (index 0 unused): 1..13 by the revolution flag,
+    plus, if ``relative``, one for every stronger rank whose four cards are all played."""
+    out = np.zeros(14, np.int64)
+    rev = s[E.S_REVOLUTION]
+    played = s[E.S_PLAYED]
+    for c in range(1, 14):
+        out[c] = 14 - c if rev else c
+    if relative:
+        base = out.copy()
+        for c in range(1, 14):
+            if (played >> ((c - 1) * 4)) & 15 == 15:
+                for d in range(1, 14):
+                    if base[d] < base[c]:
+                        out[d] += 1
+    return out
+
+
+@nb.njit(cache=True)
+def move_class(action: int, table: np.ndarray) -> int:
+    """l: the strength (by ``table``) of the weakest card of ``action``; 14 for the lone joker."""
+    if A_TYPE[action] == T_LONE_JOKER:
+        return 14
+    first = A_VALUE[action]
+    last = first + A_COUNT[action] - 1 if A_TYPE[action] == T_SEQUENCE else first
+    low = 99
+    for c in range(max(first, 1), min(last, 13) + 1):
+        low = min(low, table[c])
+    return low
+
+
+@nb.njit(cache=True)
+def shape_bits(s: np.ndarray, action: int) -> int:
+    """s: bit 0 the move breaks a group in hand (a rank it uses is held more often than it
+    plays it, at least twice), bit 1 it breaks a run of 3+ of one suit in hand, bit 2 the
+    field is locked after it."""
+    p = s[E.S_PLAYER]
+    hand = s[E.S_HAND + p]
+    cards = A_CARDS[action] & ~(np.int64(1) << JOKER)
+    bits = 0
+    for c in range(1, 14):
+        used = (cards >> ((c - 1) * 4)) & 15
+        if used:
+            held = E.popcount((hand >> ((c - 1) * 4)) & 15)
+            if held >= 2 and held > E.popcount(used):
+                bits |= 1
+    for card in range(52):
+        if not (cards >> card) & 1:
+            continue
+        row, c = card % 4, card // 4 + 1
+        lo, hi = c, c
+        while lo > 1 and (hand >> ((lo - 2) * 4 + row)) & 1:
+            lo -= 1
+        while hi < 13 and (hand >> (hi * 4 + row)) & 1:
+            hi += 1
+        used = 0
+        for k in range(lo, hi + 1):
+            used += (cards >> ((k - 1) * 4 + row)) & 1
+        if hi - lo + 1 >= 3 and hi - lo + 1 > used:
+            bits |= 2
+    field = s[E.S_FIELD]
+    if (field >= 0 and A_TYPE[action] != T_LONE_JOKER and s[E.S_RULES] & E.R_LOCK
+            and (s[E.S_LOCK] or A_SUIT[action] == A_SUIT[field])):
+        bits |= 4
+    return bits
+
+
+@nb.njit(cache=True)
+def _histogram(hand: int, table: np.ndarray) -> np.ndarray:
+    h = np.zeros(NUM_CLASSES, np.int64)
+    for c in range(1, 14):
+        h[table[c]] += E.popcount((hand >> ((c - 1) * 4)) & 15)
+    if (hand >> JOKER) & 1:
+        h[14] += 1
+    return h
+
+
+@nb.njit(cache=True)
+def learn(counts: np.ndarray, states: np.ndarray, actions: np.ndarray, improved: bool) -> None:
+    """Add the moves ``actions[i]`` made in positions ``states[i]`` (passes skipped)."""
+    for i in range(states.shape[0]):
+        a = actions[i]
+        if a == PASS:
+            continue
+        s = states[i]
+        table = strengths(s, improved)
+        k = 1 if A_TYPE[a] == T_SEQUENCE else 0
+        l = move_class(a, table)
+        counts[_CLS + k * NUM_CLASSES + l] += 1
+        h = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+        base = _FEAT + (k * NUM_CLASSES + l) * NUM_CLASSES
+        for v in range(NUM_CLASSES):
+            counts[base + v] += h[v]
+        if improved:
+            field = s[E.S_FIELD]
+            f = 0 if field < 0 else move_class(field, table)
+            counts[_FIELD + (k * NUM_CLASSES + l) * NUM_CLASSES + f] += 1
+            counts[_BITS + shape_bits(s, a)] += 1
+            if field < 0:
+                counts[_COUNT + min(A_COUNT[a], MAX_COUNT - 1)] += 1
+                counts[_TYPE + k] += 1
+
+
+@nb.njit(cache=True)
+def log_probabilities(counts: np.ndarray) -> np.ndarray:
+    """The smoothed log-probabilities the scores use, in the counts' layout."""
+    out = np.zeros(_SIZE)
+    n = NUM_CLASSES
+    for k in range(2):
+        total = 0
+        for l in range(n):
+            total += counts[_CLS + k * n + l]
+        for l in range(n):
+            out[_CLS + k * n + l] = np.log((counts[_CLS + k * n + l] + 1) / (total + n))
+            for base in (_FEAT, _FIELD):
+                row = base + (k * n + l) * n
+                t = 0
+                for v in range(n):
+                    t += counts[row + v]
+                for v in range(n):
+                    out[row + v] = np.log((counts[row + v] + 1) / (t + n))
+    for base, size in ((_BITS, NUM_BITS), (_COUNT, MAX_COUNT), (_TYPE, 2)):
+        t = 0
+        for v in range(size):
+            t += counts[base + v]
+        for v in range(size):
+            out[base + v] = np.log((counts[base + v] + 1) / (t + size))
+    return out
+
+
+@nb.njit(cache=True)
+def score(logp: np.ndarray, s: np.ndarray, action: int, table: np.ndarray, hist: np.ndarray,
+          improved: bool) -> float:
+    """log of the model's score of ``action`` in position ``s`` (``table``: its strengths,
+    ``hist``: the mover's hand as a histogram of them)."""
+    n = NUM_CLASSES
+    k = 1 if A_TYPE[action] == T_SEQUENCE else 0
+    l = move_class(action, table)
+    total = logp[_CLS + k * n + l]
+    row = _FEAT + (k * n + l) * n
+    for v in range(n):
+        total += hist[v] * logp[row + v]
+    if improved:
+        field = s[E.S_FIELD]
+        f = 0 if field < 0 else move_class(field, table)
+        total += logp[_FIELD + (k * n + l) * n + f] + logp[_BITS + shape_bits(s, action)]
+        if field < 0:
+            total += logp[_COUNT + min(A_COUNT[action], MAX_COUNT - 1)] + logp[_TYPE + k]
+    return total
+
+
+@nb.njit(cache=True)
+def choose(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> int:
+    """The model's move for the player to move in ``s``: the best-scoring non-pass legal
+    action, ties broken uniformly with numba's generator; PASS if it has none."""
+    n = E.legal_plays(s, buf)
+    table = strengths(s, improved)
+    hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+    best = -np.inf
+    ties = 0
+    chosen = PASS
+    for i in range(n):
+        a = buf[i]
+        if a == PASS:
+            continue
+        v = score(logp, s, a, table, hist, improved)
+        if v > best + 1e-9:
+            best, chosen, ties = v, a, 1
+        elif v > best - 1e-9:
+            ties += 1
+            if np.random.randint(ties) == 0:  # reservoir: uniform among the tied
+                chosen = a
+    return chosen
+
+
+@nb.njit(cache=True)
+def sample(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> int:
+    """A non-pass legal action drawn with probability proportional to the model's score
+    (its posterior over the moves; the paper's "softmax" for diverse playouts); PASS if none."""
+    n = E.legal_plays(s, buf)
+    table = strengths(s, improved)
+    hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+    scores = np.full(n, -np.inf)
+    best = -np.inf
+    for i in range(n):
+        if buf[i] != PASS:
+            scores[i] = score(logp, s, buf[i], table, hist, improved)
+            best = max(best, scores[i])
+    if best == -np.inf:
+        return PASS
+    total = 0.0
+    for i in range(n):
+        scores[i] = np.exp(scores[i] - best)  # exp(-inf) = 0 for the pass
+        total += scores[i]
+    u = np.random.random() * total
+    chosen = PASS
+    for i in range(n):
+        if scores[i] > 0.0:
+            chosen = buf[i]
+            u -= scores[i]
+            if u <= 0.0:
+                break
+    return chosen
+
+
+class OpponentModel:
+    """One opponent's naive-Bayes model, ``improved`` or simple, learned game by game."""
+
+    def __init__(self, improved: bool) -> None:
+        self.improved = improved
+        self.counts = np.zeros(_SIZE, np.int64)
+        self.logp = log_probabilities(self.counts)
+
+    def learn_game(self, states: np.ndarray, actions: np.ndarray) -> None:
+        """Learn from a finished game: ``states`` [N, S_SIZE] positions where the modelled
+        player moved (its true hand in them) and ``actions`` [N] what it played."""
+        states = np.ascontiguousarray(states, np.int64).reshape(-1, E.S_SIZE)
+        actions = np.ascontiguousarray(actions, np.int64)
+        if len(states) != len(actions):
+            raise ValueError(f"{len(states)} positions but {len(actions)} actions")
+        learn(self.counts, states, actions, self.improved)
+        self.logp = log_probabilities(self.counts)
+
+    def predict(self, s: np.ndarray, buf: np.ndarray | None = None) -> int:
+        """The model's move in position vector ``s`` (seed numba's generator for ties)."""
+        if s[E.S_PHASE] != E.P_PLAY:
+            raise ValueError("the opponent model predicts moves of the play phase only")
+        return int(choose(self.logp, s, self.improved,
+                          np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf))
+
+
+@nb.njit(cache=True)
+def count_options(states: np.ndarray, buf: np.ndarray) -> np.ndarray:
+    """[N] number of non-pass legal actions of the player to move in each position."""
+    out = np.zeros(states.shape[0], np.int64)
+    for i in range(states.shape[0]):
+        n = E.legal_plays(states[i], buf)
+        for j in range(n):
+            out[i] += buf[j] != PASS
+    return out
+
+
+def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The play phase of one logged game as (positions [N, S_SIZE] before each turn, player to
+    move [N], action [N]), submissions judged as the server judges them (a rejected one is a
+    pass). The exchange is taken from the record's entries; the play starts from its result."""
+    from .game import DaihinminState, submission  # here: game.py imports this module
+
+    hands = [int(h) for h in record_game.hands]
+    for giver, taker, table in record_game.changes:
+        cards = table_to_hand(table)
+        if hands[giver] & cards != cards:
+            raise ValueError(f"game {record_game.number}: player {giver} gives cards it lacks")
+        hands[giver] &= ~cards
+        hands[taker] |= cards
+    state = DaihinminState.from_deal(game, hands, record_game.seats)
+    states, players, actions = [], [], []
+    for player, table in record_game.plays:
+        if state.current_player() != player:
+            raise ValueError(f"game {record_game.number}: player {player} submits out of turn")
+        action, _ = submission(state, table)
+        states.append(state.s.copy())
+        players.append(player)
+        actions.append(action)
+        E.apply(state.s, action)
+        if state.current_player() == -3:  # 20 stalled turns: the record's random ranks
+            state.apply_action(chance_action(record_game.result))
+    return (np.array(states, np.int64).reshape(-1, E.S_SIZE), np.array(players, np.int64),
+            np.array(actions, np.int64))
+
+
+MODELS = ("random", "naive_bayes", "improved")
+
+
+def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], model: str,
+                      players: list[int], seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
+    game every modelled player's model has learned the games before it; each of that
+    player's moves with >= 2 non-pass options is predicted, from the second game on (the
+    first has nothing learned before it). Returns per game (hits, moves)."""
+    if model not in MODELS:
+        raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
+    rng = np.random.default_rng(seed)
+    E.seed(int(rng.integers(2**31)))
+    buf = np.empty(E.MAX_LEGAL, np.int64)
+    models = {p: OpponentModel(model == "improved") for p in players}
+    hits = np.zeros(len(games), np.int64)
+    moves = np.zeros(len(games), np.int64)
+    for g, (states, movers, actions) in enumerate(games):
+        options = count_options(states, buf)
+        for p in players:
+            mine = np.flatnonzero((movers == p) & (options >= 2)) if g else []
+            moves[g] += len(mine)
+            for i in mine:
+                if model == "random":
+                    plays = buf[:E.legal_plays(states[i], buf)]
+                    guess = rng.choice(plays[plays != PASS])
+                else:
+                    guess = models[p].predict(states[i], buf)
+                hits[g] += guess == actions[i]
+            if model != "random":
+                own = movers == p
+                models[p].learn_game(states[own], actions[own])
+    return hits, moves

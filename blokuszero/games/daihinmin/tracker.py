@@ -1,0 +1,150 @@
+"""A client's view of a game rebuilt from the UECda table stream (UECDA.md §1-2).
+
+A table client sees only tables: its deal, a hand table before every turn (its own cards, the
+player to move, whether the field is empty, revolution, lock, everyone's card count, ranks and
+seats) and a field table after every turn (the actor and the combination on the field). From
+those :class:`TableTracker` keeps what the engine's position needs besides the other hands
+(cards played, who passed, who went out in which order, the field's combination, stalled
+turns) and builds a :class:`~.game.DaihinminState` with the client's own hand and the other
+hands filled with unseen cards by their counts: a position whose information state is the
+client's, from which searches draw determinizations. What the exchange revealed about other
+hands is not kept (the determinizations treat those cards as unseen).
+
+It also records every turn (position, mover, action). Once a game is over every hand it was
+played from is known (the cards each player went on to play, and the last player's remainder),
+which :meth:`TableTracker.finished_game` fills in, for opponent models to learn from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine as E
+from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
+from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
+from .game import DaihinminGame, DaihinminState
+from .tables import table_to_action
+
+
+class TableTracker:
+    """Follows one client's table stream (``on_deal`` / ``on_hand`` / ``on_field``)."""
+
+    def __init__(self, game: DaihinminGame | None = None) -> None:
+        self.game = game or DaihinminGame()
+        self.hand_table: np.ndarray | None = None
+        self._new_game()
+
+    def _new_game(self) -> None:
+        self.played = 0
+        self.passed = 0
+        self.order: list[int] = []
+        self.field = -1
+        self.last = -1
+        self.stall = 0
+        self.counts = np.zeros(5, np.int64)
+        self.turns: list[np.ndarray] = []  # position before each turn, the mover's hand unset
+        self.movers: list[int] = []
+        self.actions: list[int] = []
+
+    def on_deal(self, table: np.ndarray) -> None:
+        """A new game starts."""
+        self._new_game()
+
+    def on_hand(self, table: np.ndarray) -> None:
+        """A hand table: the state before a turn; an empty field means the trick was cleared."""
+        t = np.asarray(table, np.int64)
+        self.hand_table = t.copy()
+        self.counts = t[6, :5].copy()
+        if t[5, 4]:
+            self.field, self.passed = -1, 0
+            self.last = int(t[5, 3])
+        self.turns.append(self._vector([0] * 5))
+        self.movers.append(int(t[5, 3]))
+
+    def on_field(self, table: np.ndarray) -> None:
+        """A field table after a turn: a play if the actor's card count fell, else a pass."""
+        t = np.asarray(table, np.int64)
+        actor = int(t[5, 3])
+        if t[6, actor] < self.counts[actor]:
+            action = table_to_action(t)
+            self.played |= int(A_CARDS[action])
+            self.field, self.last, self.stall = action, actor, 0
+            if t[6, actor] == 0:
+                self.order.append(actor)
+        else:
+            action = PASS
+            self.passed |= 1 << actor
+            self.stall += 1
+        self.counts = t[6, :5].copy()
+        self.actions.append(action)
+
+    def finished_game(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The turns of the game just played whose mover's hand is now known (positions
+        [N, S_SIZE] with that hand, movers [N], actions [N]): the players who went out, and
+        the one left with the remaining cards when four did (not after 20 stalled turns)."""
+        n = len(self.actions)
+        held = [0] * 5  # cards each player plays from the turn being filled on
+        known = set(self.order)
+        if len(self.order) == 4:
+            last = (set(range(5)) - known).pop()
+            held[last] = FULL_DECK & ~self.played
+            known.add(last)
+        keep = []
+        for i in range(n - 1, -1, -1):
+            p = self.movers[i]
+            held[p] |= int(A_CARDS[self.actions[i]])
+            if p in known:
+                self.turns[i][E.S_HAND + p] = held[p]
+                keep.append(i)
+        keep.reverse()
+        return (np.array([self.turns[i] for i in keep], np.int64).reshape(-1, E.S_SIZE),
+                np.array([self.movers[i] for i in keep], np.int64),
+                np.array([self.actions[i] for i in keep], np.int64))
+
+    def state(self) -> DaihinminState:
+        """The position at this client's turn (the last hand table has [5][2] = 1): its hand
+        (rows 0-4 of that table) and unseen cards for the others."""
+        t = self.hand_table
+        if t is None or not t[5, 2]:
+            raise ValueError("the position is built on the client's own turn only ([5][2] = 1)")
+        me = int(t[5, 3])
+        mine = table_to_hand(t)
+        pool = cards_of(FULL_DECK & ~mine & ~self.played)
+        hands, at = [0] * 5, 0
+        for p in range(5):
+            if p == me:
+                hands[p] = mine
+            else:
+                hands[p] = hand_of(pool[at:at + int(self.counts[p])])
+                at += int(self.counts[p])
+        if at != len(pool) or bin(mine).count("1") != self.counts[me]:
+            raise ValueError(f"the tables disagree: {len(pool)} unseen cards, {at} in other "
+                             f"hands; own hand {bin(mine).count('1')} cards, counted "
+                             f"{self.counts[me]}")
+        return DaihinminState(self.game, self._vector(hands), tuple(hands))
+
+    def _vector(self, hands: list[int]) -> np.ndarray:
+        """The engine's position vector before the last hand table's turn, with ``hands``."""
+        t = self.hand_table
+        mover = int(t[5, 3])
+        s = np.zeros(E.S_SIZE, np.int64)
+        s[E.S_HAND:E.S_HAND + 5] = hands
+        s[E.S_SEAT:E.S_SEAT + 5] = t[6, 10:15]
+        ranks = t[6, 5:10]
+        s[E.S_RANK:E.S_RANK + 5] = ranks if sorted(ranks) == list(range(5)) else -1
+        s[E.S_ORDER:E.S_ORDER + 5] = -1
+        s[E.S_ORDER:E.S_ORDER + len(self.order)] = self.order
+        s[E.S_OUT] = len(self.order)
+        s[E.S_PHASE] = E.P_PLAY
+        s[E.S_PLAYER] = mover
+        s[E.S_LAST] = self.last if self.last >= 0 else mover
+        s[E.S_FIELD] = self.field
+        s[E.S_REVOLUTION] = t[5, 6]
+        s[E.S_LOCK] = t[5, 7] if self.field >= 0 else 0
+        s[E.S_SHOWN_LOCK] = s[E.S_LOCK]
+        s[E.S_JOKER_ALONE] = int(self.field >= 0 and A_TYPE[self.field] == T_LONE_JOKER)
+        s[E.S_PASSED] = self.passed
+        s[E.S_STALL] = self.stall
+        s[E.S_PLAYED] = self.played
+        s[E.S_RULES] = self.game.rules.bits()
+        return s

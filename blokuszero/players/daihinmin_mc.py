@@ -1,0 +1,131 @@
+"""The Monte Carlo Daihinmin client (SPEC §7, fumiya's design) on the one search core.
+
+Each decision is a determinized search (``MCTSConfig(determinized=True)``): every simulation
+starts from a fresh determinization of the searching player's information state, the root's
+children are its legal moves, chosen by UCB1-tuned, and nothing is expanded below them
+(``expand_threshold`` out of reach), so a simulation is one root move and one playout. The
+playout's result is the player's final rank mapped onto [0, 1] (the game's returns, linear in
+the rank). The move played is the most visited.
+
+:class:`MonteCarloPlayer` plays engine states (in-process matches, tests);
+:class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
+``scripts/daihinmin_match.py``) through :class:`~..games.daihinmin.tracker.TableTracker`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.daihinmin import DaihinminGame
+from ..games.daihinmin.actions import NUM_PLAYERS, PASS
+from ..games.daihinmin.default_client import DefaultClient
+from ..games.daihinmin.opponent_model import NUM_MODEL_ENTRIES, OpponentModel
+from ..games.daihinmin.playouts import POLICIES
+from ..games.daihinmin.tables import action_to_table
+from ..games.daihinmin.tracker import TableTracker
+from ..games.base import State
+from ..search.evaluators import RolloutEvaluator
+from ..search.mcts import MCTS, MCTSConfig
+from ..search.policies import choose_action
+from ..search.selection import UCB1Tuned
+from .base import Player
+
+ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root
+# Before anything is learned 'model' playouts play every player as 'random' does.
+_UNMODELLED = (np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES)), np.zeros(NUM_PLAYERS, np.bool_), True)
+
+
+class MonteCarloPlayer(Player):
+    """Flat determinized Monte Carlo with UCB1-tuned at the root; budget ``playouts`` per
+    decision and/or ``seconds`` (whichever ends first); ``playout`` one of
+    :data:`~..games.daihinmin.playouts.POLICIES`."""
+
+    def __init__(self, playouts: int = 1000, seconds: float | None = None,
+                 playout: str = "random", c: float = 1.0, seed: int | None = None,
+                 game: DaihinminGame | None = None) -> None:
+        if playout not in POLICIES:
+            raise ValueError(f"unknown playout policy {playout!r}; known: {', '.join(POLICIES)}")
+        config = MCTSConfig(simulations=playouts,
+                            time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
+                            determinized=True)
+        rng = np.random.default_rng(seed)
+        self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c),
+                         RolloutEvaluator(playout, rng=rng), rng=rng)
+        self.playout = playout
+        #: (logp [5, K], modelled [5], improved): the opponents' models 'model' playouts play.
+        self.playout_models: tuple[np.ndarray, np.ndarray, bool] | None = None
+        self.last_result = None
+
+    def choose_action(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])  # nothing to decide (a pass, a forced gift)
+        if self.playout.startswith("model"):
+            state = state.clone()  # the caller's state stays as it was
+            state.playout_models = self.playout_models or _UNMODELLED
+        self.last_result = self.mcts.search(state)
+        return choose_action(self.last_result, 0.0, self.mcts.rng)
+
+
+class MonteCarloClient:
+    """:class:`MonteCarloPlayer` as a UECda table client: gifts as the standard client gives
+    them (its lowest cards), plays by search from the tracked position. With ``model``
+    playouts it keeps an improved naive-Bayes model per opponent, learned after every game
+    from that game's moves and the hands they were made from (SPEC §7)."""
+
+    def __init__(self, **options) -> None:
+        self.player = MonteCarloPlayer(**options)
+        self.tracker = TableTracker(self.player.mcts.game)
+        self.me = -1  # our player number, read at our first turn
+        self.models = [OpponentModel(improved=True) for _ in range(NUM_PLAYERS)]
+
+    def on_deal(self, table: np.ndarray) -> np.ndarray | None:
+        if self.player.playout.startswith("model") and self.tracker.actions:
+            self._learn()
+        self.tracker.on_deal(table)
+        return DefaultClient().on_deal(table)
+
+    def _learn(self) -> None:
+        states, movers, actions = self.tracker.finished_game()
+        for p, model in enumerate(self.models):
+            if p != self.me:
+                model.learn_game(states[movers == p], actions[movers == p])
+        modelled = np.array([p != self.me for p in range(NUM_PLAYERS)])
+        self.player.playout_models = (np.stack([m.logp for m in self.models]), modelled, True)
+
+    def on_hand(self, table: np.ndarray) -> np.ndarray | None:
+        self.tracker.on_hand(table)
+        if table[5, 2] != 1:
+            return None
+        self.me = int(table[5, 3])
+        action = self.player.choose_action(self.tracker.state())
+        return None if action == PASS else action_to_table(action)
+
+    def on_field(self, table: np.ndarray) -> None:
+        self.tracker.on_field(table)
+
+
+CLIENT_SPECS = "default | mc[:POLICY[:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, mc:random:0.5s)"
+
+
+def make_client(spec: str, seed: int | None = None):
+    """A UECda table client by name: ``default`` the standard client; ``mc`` the Monte Carlo
+    client, optionally with its playout policy and budget (1,000 playouts by default)."""
+    if spec == "default":
+        return DefaultClient()
+    parts = spec.split(":")
+    if parts[0] != "mc" or len(parts) > 3:
+        raise ValueError(f"unknown client {spec!r}; known: {CLIENT_SPECS}")
+    options: dict = {"seed": seed}
+    if len(parts) > 1:
+        options["playout"] = parts[1]
+    if len(parts) > 2:
+        budget = parts[2]
+        try:
+            if budget.endswith("s"):
+                options.update(seconds=float(budget[:-1]), playouts=0)
+            else:
+                options["playouts"] = int(budget)
+        except ValueError:
+            raise ValueError(f"budget {budget!r} in {spec!r} is neither playouts nor SECONDSs")
+    return MonteCarloClient(**options)
