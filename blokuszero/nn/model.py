@@ -108,9 +108,8 @@ class ConvPolicyHead(nn.Module):
     The convolution gives ``policy_map.planes`` maps over the board; ``policy_map.globals``
     more logits (actions tied to no square, Go's pass) come from a linear layer on the
     board-averaged features. Action a's logit is cell ``policy_map.index[a]`` of the flattened
-    [planes * H * W + globals] result. Blokus: one plane per piece orientation, each placement
-    at its anchor square (:class:`blokuszero.games.blokus.encoder.BlokusEncoder`); Go: one
-    plane of points and the pass.
+    [planes * H * W + globals] result; each game's encoder chooses the planes (e.g. one per
+    piece orientation, or one of points plus a global pass logit).
     """
 
     def __init__(self, filters: int, policy_map: PolicyMap, board_size: int) -> None:

@@ -18,14 +18,14 @@ from typing import Protocol
 
 import numpy as np
 
-from ...protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
 from . import engine as E
 from .actions import PASS, chance_action, give_action
 from .cards import hand_to_string, strongest_cards
 from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
 from .log import LogWriter, format_cells
 from .match import MatchSettings, ServerRandom
-from .tables import ServerTables, card_count
+from .tables import (ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED, ServerTables,
+                     card_count)
 
 
 

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from .game import DaihinminState
 
 
+#: The server's answer to a submission, and the flag ending each turn (UECDA.md §2).
+ACCEPTED, REJECTED = 9, 8
+GAME_GOES_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
+
+
 class Analysis(NamedTuple):
     """The server's reading of a table: lowest column, cards, suit set (bit per row), type
     (0 pass, 1 single, 2 group, 3 sequence, 4 lone joker) and whether it is malformed."""
