@@ -50,6 +50,7 @@ class SelfPlayWorker:
         out = {k: v for k, v in asdict(stats).items() if k != "last_game"}
         out["last_game"] = stats.last_game
         out["version"] = version
+        out["node"] = ray.get_runtime_context().get_node_id()
         return out
 
 

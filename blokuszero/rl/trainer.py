@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 import torch
 from tqdm import tqdm
 
@@ -104,6 +105,7 @@ class Trainer:
         self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
         self.counters = {"games": 0, "positions": 0, "samples": 0, "pending_games": 0, "phase_start": 0}
+        self.games_by_node: dict[str, int] = {}  # this start's self-play games by Ray node id
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
@@ -113,13 +115,17 @@ class Trainer:
                 return
         self._archive_config()
         self._owns_ray = start_ray(hw.ray_address, hw.num_cpus)
-        self.buffer = RemoteBuffer.remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
+        # The buffer and the evaluator write into the run directory, which is on this machine:
+        # on a cluster they must run on this node (and so survive the loss of any other node).
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
             ray.get(self.buffer.set_rng_state.remote(buffer_rng))
         self._count_from_buffer(report=found is not None)
         self.workers = [
-            RemoteSelfPlayWorker.options(num_cpus=hw.threads_per_actor, num_gpus=hw.gpus_per_actor).remote(
+            RemoteSelfPlayWorker.options(num_cpus=hw.threads_per_actor, num_gpus=hw.gpus_per_actor,
+                                         scheduling_strategy="SPREAD").remote(
                 self.game, self.model_name, self.search,
                 int(np.random.SeedSequence([self.seed, i, self.learner.step]).generate_state(1)[0]),
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor)
@@ -128,7 +134,8 @@ class Trainer:
         self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
         if self.eval_settings.enabled:
             ev = self.eval_settings
-            self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus).remote(
+            self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
+                                                     scheduling_strategy=here).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
                 {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
         self.publish()
@@ -208,6 +215,7 @@ class Trainer:
 
     def record_selfplay(self, stats: dict) -> None:
         """Log a finished task; its games are in the buffer, which counts them."""
+        self.games_by_node[stats["node"]] = self.games_by_node.get(stats["node"], 0) + stats["games"]
         self._count_from_buffer(report=False)
         self.metrics.selfplay(stats, self.learner.step, self.version)
 
@@ -310,7 +318,7 @@ class Trainer:
             self._finish_evaluations()
             info = self.buffer_info()
             summary = {"step": self.learner.step, **self.counters, "buffer_games": info["games"],
-                       "buffer_bytes": info["bytes"]}
+                       "buffer_bytes": info["bytes"], "games_by_node": self.games_by_node}
             write_atomic(self.run_dir / "summary.json", json.dumps(summary, indent=2))
             return summary
         finally:
