@@ -14,6 +14,9 @@ The tree and the history table are the :class:`~.tree.Tree`'s and the rule's own
 changed in place; when an expansion needs more rows than the tree has, the kernel stops before
 that simulation changes anything and says how many it needs, and the caller grows the tree and
 calls again.
+
+numba caches the kernel with the game's kernels compiled into it, and checks only this file's
+date: after changing a game's numba code, delete ``search/__pycache__`` (and the game's own).
 """
 
 from __future__ import annotations

@@ -215,6 +215,8 @@ class MCTS:
         if self.config.determinized and to_move == SIMULTANEOUS and player is None:
             raise ValueError("determinized search at a simultaneous-move root needs player=...")
         self.root_player = to_move if player is None else player
+        if hasattr(state, "compact"):  # every simulation copies the root: a lean one is cheaper
+            state.compact()
         key = self.key(state)
         if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,

@@ -100,6 +100,11 @@ class BlokusState(State):
         E.place(self.arrays, E.TABLES, player, int(action))
         E.set_to_move(self.arrays, E.TABLES, _colour_index(next_player))
 
+    def compact(self) -> None:
+        """Drop the stale candidate moves of every colour (the position is unchanged): search
+        calls it on its root, so that each simulation's copy starts without them."""
+        E.compact(self.arrays, E.TABLES)
+
     def clone(self) -> BlokusState:
         arrays = E.new_arrays()
         E.copy_into(arrays, self.arrays, E.TABLES)
