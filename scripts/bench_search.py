@@ -12,12 +12,14 @@ loaded machine) of the paper's MCTS-MaxN, side by side in one run, alternating r
   one ``genmove`` per position at each ``--pentobi-levels`` level, its rate the simulations of
   its ``Sim N`` log line over its ``cputime`` difference.
 
-``--profile`` instead splits a simulation's time into its parts with cProfile (the Python loop;
+``--split`` instead measures the compiled search's CPU time per simulation and its playout part
+alone. ``--profile`` splits a simulation's time into its parts with cProfile (the Python loop;
 cProfile slows the Python parts more than the numba kernels, so the shares are an upper bound
 for Python). Usage::
 
     python scripts/bench_search.py [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
-        [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json] [--profile]
+        [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json]
+        [--split] [--profile]
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ import sys
 import time
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from blokuszero.games.blokus import BlokusGame
+from blokuszero.games.blokus import engine as E
 from blokuszero.players.factory import make_player
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
@@ -96,6 +100,30 @@ def measure_before(directory: Path, simulations: int, positions: int) -> dict[st
                           "--positions", str(positions)], env=env, cwd=directory,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@nb.njit(cache=True)
+def _playouts(root, work, t, n, policy, epsilon) -> None:
+    for _ in range(n):
+        E.copy_into(work, root, t)
+        E.playout(work, t, policy, epsilon)
+
+
+def split(states, simulations: int) -> dict[str, float]:
+    """CPU microseconds per simulation of the compiled search, and of its playout part alone
+    (copy of the compacted root, epsilon-greedy largest-piece playout), on ``states``."""
+    search = measure(states, simulations)
+    roots = [state.clone() for state in states]
+    for root in roots:
+        root.compact()
+    work = roots[0].clone()
+    _playouts(roots[0].arrays, work.arrays, E.TABLES, 1, E.LARGEST_PIECE, 0.05)  # compile
+    cpu = time.process_time()
+    for root in roots:
+        _playouts(root.arrays, work.arrays, E.TABLES, simulations, E.LARGEST_PIECE, 0.05)
+    cpu = time.process_time() - cpu
+    return {"simulation_us": 1e6 / search["simulations_per_cpu_s"],
+            "playout_us": 1e6 * cpu / (simulations * len(roots))}
 
 
 SIM_LINE = re.compile(r"\bSim (\d+),")
@@ -174,7 +202,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--ours-json", action="store_true", help=argparse.SUPPRESS)  # for --before
     parser.add_argument("--profile", action="store_true", help="where a simulation's time goes")
+    parser.add_argument("--split", action="store_true", help="compiled search: playout share")
     args = parser.parse_args()
+    if args.split:
+        for phase, placements in PHASES:
+            r = split(positions_after(placements, args.positions), args.simulations)
+            print(f"{phase}: {r['simulation_us']:.0f} us per simulation, of which the playout "
+                  f"{r['playout_us']:.0f} us ({r['playout_us'] / r['simulation_us']:.0%}); load "
+                  f"{os.getloadavg()[0]:.1f}")
+        return
     if args.profile:
         for phase, placements in PHASES:
             per_sim, shares = profile(positions_after(placements, args.positions), args.simulations)
