@@ -1,12 +1,25 @@
-"""Benchmark the search core on one core: MCTS-MaxN simulations per second in Blokus.
+"""Benchmark the search core on one core: MCTS-MaxN simulations per CPU-second in Blokus.
 
 Positions come from the Pentobi reference games: the opening (after 4 placements) and the
-middle game (after 30). Reports simulations per second and the share of time spent in
-playouts (the evaluator) against tree work (selection, expansion, moves, backup). ``--profile``
-instead splits a simulation's time into its parts with cProfile (which slows the Python parts
-more than the numba kernels, so the shares are an upper bound for Python). Usage::
+middle game (after 30). Reports simulations per CPU-second (``time.process_time``, robust to a
+loaded machine) of the paper's MCTS-MaxN, side by side in one run, alternating round by round:
 
-    python scripts/bench_search.py [--simulations 800] [--positions 5] [--json out.json] [--profile]
+- this tree's search (the compiled loop, ``search/compiled.py``) and, with ``--python-loop``, the
+  Python loop on this tree's engine (``compiled=False``);
+- with ``--before DIR``: the same measurement of another checkout (e.g. the main branch) in a
+  subprocess with DIR first on the path;
+- with ``--pentobi BINARY``: Pentobi's GTP engine (one thread, no book) on the same positions,
+  one ``genmove`` per position at each ``--pentobi-levels`` level, its rate the simulations of
+  its ``Sim N`` log line over its ``cputime`` difference.
+
+``--split`` instead measures the compiled search's CPU time per simulation and its playout part
+alone. ``--profile`` splits a simulation's time into its parts with cProfile (the Python loop;
+cProfile slows the Python parts more than the numba kernels, so the shares are an upper bound
+for Python). Usage::
+
+    python scripts/bench_search.py [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
+        [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json]
+        [--split] [--profile]
 """
 
 from __future__ import annotations
@@ -14,14 +27,20 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import pstats
+import os
 import platform
+import pstats
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from blokuszero.games.blokus import BlokusGame
+from blokuszero.games.blokus import engine as E
 from blokuszero.players.factory import make_player
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
@@ -38,20 +57,101 @@ def positions_after(placements: int, count: int) -> list:
     return out
 
 
-def measure(states, simulations: int) -> dict[str, float]:
-    player = make_player(BlokusGame(), {"preset": "mcts_maxn", "simulations": simulations,
-                                        "reuse_tree": False}, seed=0)
+PHASES = (("opening", 4), ("middle", 30))
+
+
+def game_moves(count: int) -> list[list[str]]:
+    """The placements (Pentobi notation) of the first ``count`` reference games."""
+    return [[m for m in json.loads(line)["moves"] if m != "pass"]
+            for line in DATA.read_text().splitlines()[:count]]
+
+
+def positions_after(placements: int, count: int) -> list:
+    """The position after ``placements`` moves in each of the first ``count`` reference games."""
+    out = []
+    for moves in game_moves(count):
+        state = BlokusGame().new_initial_state()
+        for move in moves[:placements]:
+            state.apply_action(state.string_to_action(move))
+        out.append(state)
+    return out
+
+
+def measure(states, simulations: int, python_loop: bool = False) -> dict[str, float]:
+    """Simulations per CPU-second (and per wall second) of the paper's MCTS-MaxN on ``states``."""
+    spec = {"preset": "mcts_maxn", "simulations": simulations, "reuse_tree": False}
+    if python_loop:
+        spec["compiled"] = False
+    player = make_player(BlokusGame(), spec, seed=0)
     mcts = player.mcts
-    mcts.search(states[0])  # compile and warm up
-    mcts.eval_seconds = 0.0
-    sims, start = 0, time.perf_counter()
-    legal = []
+    mcts.search(states[0].clone())  # compile and warm up
+    sims, cpu, wall = 0, time.process_time(), time.perf_counter()
     for state in states:
-        sims += mcts.search(state).simulations
-        legal.append(len(state.legal_actions()))
-    elapsed = time.perf_counter() - start
-    return {"simulations_per_s": sims / elapsed, "playout_share": mcts.eval_seconds / elapsed,
-            "mean_legal_moves": float(np.mean(legal))}
+        sims += mcts.search(state.clone()).simulations
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"simulations_per_cpu_s": sims / cpu, "simulations_per_s": sims / wall,
+            "simulations": sims}
+
+
+def measure_before(directory: Path, simulations: int, positions: int) -> dict[str, dict]:
+    """:func:`measure` of the checkout in ``directory``, in a subprocess (its package first)."""
+    env = {**os.environ, "PYTHONPATH": str(directory)}
+    out = subprocess.run([sys.executable, __file__, "--ours-json", "--simulations", str(simulations),
+                          "--positions", str(positions)], env=env, cwd=directory,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@nb.njit(cache=True)
+def _playouts(root, work, t, n, policy, epsilon) -> None:
+    for _ in range(n):
+        E.copy_into(work, root, t)
+        E.playout(work, t, policy, epsilon)
+
+
+def split(states, simulations: int) -> dict[str, float]:
+    """CPU microseconds per simulation of the compiled search, and of its playout part alone
+    (copy of the compacted root, epsilon-greedy largest-piece playout), on ``states``."""
+    search = measure(states, simulations)
+    roots = [state.clone() for state in states]
+    for root in roots:
+        root.compact()
+    work = roots[0].clone()
+    _playouts(roots[0].arrays, work.arrays, E.TABLES, 1, E.LARGEST_PIECE, 0.05)  # compile
+    cpu = time.process_time()
+    for root in roots:
+        _playouts(root.arrays, work.arrays, E.TABLES, simulations, E.LARGEST_PIECE, 0.05)
+    cpu = time.process_time() - cpu
+    return {"simulation_us": 1e6 / search["simulations_per_cpu_s"],
+            "playout_us": 1e6 * cpu / (simulations * len(roots))}
+
+
+SIM_LINE = re.compile(r"\bSim (\d+),")
+
+
+def measure_pentobi(binary: str, level: int, placements: int, count: int) -> dict[str, float]:
+    """Pentobi's simulations per CPU-second: one ``genmove`` per position (one thread, no book,
+    seed 1), simulations from its ``Sim N`` stderr lines, CPU time from ``cputime``."""
+    colours = ("blue", "yellow", "red", "green")
+    sims, cpu = 0, 0.0
+    for moves in game_moves(count):
+        state = BlokusGame().new_initial_state()
+        commands = []
+        for move in moves[:placements]:
+            commands.append(f"play {colours[state.current_player()]} {move}")
+            state.apply_action(state.string_to_action(move))
+        commands += ["cputime", f"genmove {colours[state.current_player()]}", "cputime", "quit"]
+        run = subprocess.run([binary, "--nobook", "--noresign", "--threads", "1", "--seed", "1",
+                              "--level", str(level)], input="\n".join(commands) + "\n",
+                             capture_output=True, text=True, check=True, timeout=600)
+        answers = [block[2:].strip() for block in run.stdout.split("\n\n") if block.startswith("=")]
+        times = [float(a) for a in answers if re.fullmatch(r"[0-9.]+", a)]
+        found = SIM_LINE.findall(run.stderr)
+        if len(times) != 2 or not found:
+            raise RuntimeError(f"unexpected answer from {binary}: {run.stdout[-300:]!r} {run.stderr[-300:]!r}")
+        sims += int(found[-1])
+        cpu += times[1] - times[0]
+    return {"simulations_per_cpu_s": sims / cpu, "simulations": sims}
 
 
 # Profile parts: (label, [(file suffix, function) whose cumulative time it adds, ...],
@@ -72,7 +172,7 @@ PARTS = [
 def profile(states, simulations: int) -> tuple[float, list[tuple[str, float]]]:
     """Seconds per simulation under cProfile and each part's share (see PARTS) of that time."""
     player = make_player(BlokusGame(), {"preset": "mcts_maxn", "simulations": simulations,
-                                        "reuse_tree": False}, seed=0)
+                                        "reuse_tree": False, "compiled": False}, seed=0)
     player.mcts.search(states[0])  # compile and warm up
     profiler = cProfile.Profile()
     profiler.enable()
@@ -94,24 +194,59 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--simulations", type=int, default=800, help="simulations per search")
     parser.add_argument("--positions", type=int, default=5, help="positions per game phase")
+    parser.add_argument("--rounds", type=int, default=1, help="alternating rounds of every measurement")
+    parser.add_argument("--python-loop", action="store_true", help="also the Python loop on this tree")
+    parser.add_argument("--before", type=Path, help="also this checkout (e.g. the main branch)")
+    parser.add_argument("--pentobi", help="also this pentobi-gtp binary")
+    parser.add_argument("--pentobi-levels", type=int, nargs="+", default=[6], help="Pentobi levels")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--ours-json", action="store_true", help=argparse.SUPPRESS)  # for --before
     parser.add_argument("--profile", action="store_true", help="where a simulation's time goes")
+    parser.add_argument("--split", action="store_true", help="compiled search: playout share")
     args = parser.parse_args()
+    if args.split:
+        for phase, placements in PHASES:
+            r = split(positions_after(placements, args.positions), args.simulations)
+            print(f"{phase}: {r['simulation_us']:.0f} us per simulation, of which the playout "
+                  f"{r['playout_us']:.0f} us ({r['playout_us'] / r['simulation_us']:.0%}); load "
+                  f"{os.getloadavg()[0]:.1f}")
+        return
     if args.profile:
-        for phase, placements in (("opening", 4), ("middle", 30)):
+        for phase, placements in PHASES:
             per_sim, shares = profile(positions_after(placements, args.positions), args.simulations)
             print(f"{phase}: {per_sim * 1e6:.0f} us per simulation under cProfile")
             for label, share in shares:
                 print(f"  {share:6.1%}  {label}")
         return
-    results = {}
-    for phase, placements in (("opening", 4), ("middle", 30)):
-        results[phase] = measure(positions_after(placements, args.positions), args.simulations)
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}, one thread; "
-          f"MCTS-MaxN, {args.simulations} simulations per search, {args.positions} positions per phase")
-    for phase, r in results.items():
-        print(f"{phase:8s} {r['simulations_per_s']:8,.0f} simulations/s   playouts {r['playout_share']:5.1%}"
-              f"   tree work {1 - r['playout_share']:5.1%}   ({r['mean_legal_moves']:.0f} legal moves)")
+    if args.ours_json:
+        print(json.dumps({phase: measure(positions_after(placements, args.positions), args.simulations)
+                          for phase, placements in PHASES}))
+        return
+    results: dict[str, dict[str, list[float]]] = {phase: {} for phase, _ in PHASES}
+
+    def record(phase: str, name: str, r: dict) -> None:
+        results[phase].setdefault(name, []).append(r["simulations_per_cpu_s"])
+
+    for _ in range(args.rounds):
+        if args.before:
+            for phase, r in measure_before(args.before, args.simulations, args.positions).items():
+                record(phase, "before", r)
+        for phase, placements in PHASES:
+            states = positions_after(placements, args.positions)
+            record(phase, "ours", measure(states, args.simulations))
+            if args.python_loop:
+                record(phase, "python loop", measure(states, args.simulations, python_loop=True))
+            for level in args.pentobi_levels if args.pentobi else ():
+                record(phase, f"pentobi level {level}",
+                       measure_pentobi(args.pentobi, level, placements, args.positions))
+    print(f"machine: {platform.machine()}, Python {platform.python_version()}, one thread; load "
+          f"{os.getloadavg()[0]:.1f}; MCTS-MaxN, {args.simulations} simulations per search, "
+          f"{args.positions} positions per phase, {args.rounds} round(s); simulations per CPU-second")
+    for phase, rows in results.items():
+        ours = float(np.mean(rows["ours"]))
+        for name, rates in rows.items():
+            ratio = "" if name == "ours" else f"   ours / this {ours / np.mean(rates):5.2f}"
+            print(f"{phase:8s} {name:18s} {np.mean(rates):9,.0f}  ({', '.join(f'{r:,.0f}' for r in rates)}){ratio}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

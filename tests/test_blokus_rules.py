@@ -190,6 +190,40 @@ def test_largest_piece_policy_prefers_large_pieces():
         state.apply_action(a)
 
 
+def _middle_game() -> BlokusState:
+    """30 random placements: used pieces and stale candidates in every colour's lists."""
+    rng = np.random.default_rng(30)
+    state = BlokusGame().new_initial_state()
+    for _ in range(30):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("policy, compact", [(E.LARGEST_PIECE, False), (E.LARGEST_PIECE, True),
+                                             (E.UNIFORM, False)])
+def test_playout_moves_are_uniform_over_their_set(policy, compact):
+    # Largest piece (epsilon 0): uniform over the legal moves of the largest size that has one;
+    # uniform: over all legal moves. Draws from copies of one position (stale candidates
+    # included, or compacted away) must hit exactly that set, evenly (chi-square).
+    from scipy.stats import chisquare
+
+    state = _middle_game()
+    if compact:
+        state.compact()
+    legal = oracle_legal(state, state.current_player())  # leaves the candidate lists as they are
+    assert compact or state.arrays.cand_len[state.current_player()].sum() > len(legal)  # stale ones
+    if policy == E.LARGEST_PIECE:
+        legal = legal[T.PLACEMENT_SIZE[legal] == T.PLACEMENT_SIZE[legal].max()]
+    seed_numba(5)
+    draws = 60 * len(legal)
+    counts = dict.fromkeys(legal.tolist(), 0)
+    for _ in range(draws):
+        a = E.sample_move(state.clone().arrays, E.TABLES, policy, 0.0)
+        assert a in counts
+        counts[a] += 1
+    assert chisquare(list(counts.values())).pvalue > 1e-4
+
+
 def test_unknown_playout_policy():
     with pytest.raises(ValueError, match="unknown playout policy 'greedy'"):
         BlokusGame().new_initial_state().playout("greedy")

@@ -24,7 +24,9 @@ Optional methods that search uses when a game has them:
 - ``playout(policy, epsilon) -> (players, actions)``: a fast random playout to the end;
 - ``apply_action_for(player, action, next_player)``: a move out of turn (Best-Reply Search);
 - ``search_actions()``: the legal actions worth searching, when some are never better
-  (Go: filling one's own true eye); MCTS expands these instead of ``legal_actions()``.
+  (Go: filling one's own true eye); MCTS expands these instead of ``legal_actions()``;
+- ``compact()``: drop cached data that no longer holds, the position unchanged (Blokus: stale
+  candidate moves); MCTS calls it on its root, so that each simulation's copy starts lean.
 """
 
 from __future__ import annotations

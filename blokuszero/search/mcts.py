@@ -38,6 +38,7 @@ import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 from ..games.numba_random import seed_numba
+from .compiled import TIMED_CHUNK, compiled_parts, simulate
 from .enhancements import Enhancement, Simulation
 from .evaluators import Evaluation, Evaluator
 from .policies import RootNoise
@@ -121,6 +122,9 @@ class MCTSConfig:
     virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
     determinized: bool = False  # hidden information: determinized search over information sets
     exp3_gamma: float = 0.1  # exploration of Exp3 at simultaneous-move nodes
+    # Run whole simulations in numba (search/compiled.py) when the game and the parts allow it
+    # and it computes what the Python loop does; False: always the Python loop (for comparison).
+    compiled: bool = True
 
     def __post_init__(self) -> None:
         if self.tree not in TREE_SHAPES:
@@ -170,6 +174,16 @@ class MCTS:
         cfg = self.config
         deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
         done = 0
+        parts = compiled_parts(self, state)
+        if parts is not None:
+            scratch = state.clone()
+            if deadline is None:
+                done = simulate(self, state, cfg.simulations, parts, scratch)
+            while deadline is not None and (cfg.simulations < 1 or done < cfg.simulations) and (
+                    time.perf_counter() < deadline):
+                chunk = TIMED_CHUNK if cfg.simulations < 1 else min(TIMED_CHUNK, cfg.simulations - done)
+                done += simulate(self, state, chunk, parts, scratch)
+            return self.result(done)
         while (cfg.simulations < 1 or done < cfg.simulations) and (
                 deadline is None or time.perf_counter() < deadline):
             leaf = self.select_leaf(state)
@@ -201,6 +215,8 @@ class MCTS:
         if self.config.determinized and to_move == SIMULTANEOUS and player is None:
             raise ValueError("determinized search at a simultaneous-move root needs player=...")
         self.root_player = to_move if player is None else player
+        if hasattr(state, "compact"):  # every simulation copies the root: a lean one is cheaper
+            state.compact()
         key = self.key(state)
         if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,

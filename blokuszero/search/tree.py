@@ -77,6 +77,11 @@ class Tree:
     def capacity(self) -> int:
         return len(self.parent)
 
+    def reserve(self, rows: int) -> None:
+        """Make room for ``rows`` rows in all (at least doubling, as :meth:`add_nodes` grows)."""
+        if rows > self.capacity:
+            self._allocate(max(2 * self.capacity, rows))
+
     def array(self, name: str, dtype=np.float64, shape: tuple[int, ...] = ()) -> np.ndarray:
         """The per-row array ``name`` (zeros when first asked for), kept with the tree's own."""
         if name not in self.extra:
@@ -87,8 +92,7 @@ class Tree:
                   priors: np.ndarray) -> int:
         """Append unvisited nodes (the children of ``parent``); return the first new index."""
         k = len(actions)
-        if self.size + k > self.capacity:
-            self._allocate(max(2 * self.capacity, self.size + k))
+        self.reserve(self.size + k)
         lo, hi = self.size, self.size + k
         self.parent[lo:hi] = parent
         self.action[lo:hi] = actions

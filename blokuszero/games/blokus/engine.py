@@ -4,14 +4,16 @@ A position is a :class:`Arrays` tuple of plain numpy arrays, so that search code
 clone it with ``copy`` and drive it from other numba functions.
 
 Move generation is incremental and lazy. Each colour keeps a list of candidate
-placements, split by piece size. A placement enters the list when it is legal and
+placements, split by piece (the region of a piece is emptied when the piece is
+placed). A placement enters the list when it is legal and
 covers an *attach point* (a free square diagonal to one of the colour's pieces, or
 its starting corner) the first time that square becomes one. Legality in Blokus only
 ever shrinks for a colour (squares get occupied or forbidden, pieces get used) and
 new moves only appear at new attach points, so a candidate that is found illegal can
 be dropped for good, and a list filtered on demand is exactly the legal move list.
 A placement covering several attach points is added only at the first of them that
-was scanned, so the lists hold no duplicates.
+was scanned, so the lists hold no duplicates. Scanning an attach point tests each placement
+covering it with one AND of two 64-bit window masks (squares the colour may not cover).
 """
 
 from __future__ import annotations
@@ -63,19 +65,19 @@ class Tables(NamedTuple):
     piece_size: np.ndarray  # [21] int8
     cover_start: np.ndarray  # [400, 22] int32
     cover: np.ndarray  # [sum of sizes] int16
-    cover_edges: np.ndarray  # [sum of sizes] uint8
+    cover_masks: np.ndarray  # [sum of sizes, 2] uint64: squares besides the attach point, as window bits
     edge: np.ndarray  # [400, 4] int16
     diag: np.ndarray  # [400, 4] int16
     corners: np.ndarray  # [4] int16
-    region_start: np.ndarray  # [6] int32
+    piece_start: np.ndarray  # [22] int32: the placements of piece p are piece_start[p] .. piece_start[p + 1]
+    size_start: np.ndarray  # [6] int32: the pieces of k squares are size_start[k - 1] .. size_start[k]
     zobrist_square: np.ndarray  # [4, 400] int64
     zobrist_to_move: np.ndarray  # [5] int64
 
 
 TABLES = Tables(T.PLACEMENTS, T.PLACEMENT_PIECE, T.PLACEMENT_SIZE.astype(np.int8), T.PIECE_SIZES,
-                T.COVER_START,
-                T.COVER, T.COVER_EDGES, T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS, T.REGION_START,
-                T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
+                T.COVER_START, T.COVER, T.COVER_MASKS, T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
+                T.PIECE_START, T.SIZE_START, T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
 
 
 class Arrays(NamedTuple):
@@ -84,9 +86,10 @@ class Arrays(NamedTuple):
     board: np.ndarray  # [400] int8: colour on each square, -1 empty
     forbidden: np.ndarray  # [4, 400] uint8: occupied, or edge-adjacent to the colour's pieces
     attach: np.ndarray  # [4, 400] uint8: squares already scanned as attach points
+    blocked: np.ndarray  # [4, 28] uint64: forbidden or attach, bit x + 4 of row y + 4 (4 empty rows/bits around)
     used: np.ndarray  # [4, 21] uint8: pieces placed
-    cand: np.ndarray  # [4, 30433] int16: candidate placements, one region per piece size
-    cand_len: np.ndarray  # [4, 5] int32: candidates in each region
+    cand: np.ndarray  # [4, 30433] int16: candidate placements, one region per piece
+    cand_len: np.ndarray  # [4, 21] int32: candidates in each region
     meta: np.ndarray  # [META_SIZE] int64, see the layout above
     history: np.ndarray  # [84, 2] int32: (colour, placement) of each move so far
 
@@ -97,9 +100,10 @@ def new_arrays() -> Arrays:
         board=np.empty(T.NUM_SQUARES, np.int8),
         forbidden=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
         attach=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
+        blocked=np.empty((T.NUM_COLORS, T.BOARD_SIZE + 8), np.uint64),
         used=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.uint8),
         cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int16),
-        cand_len=np.empty((T.NUM_COLORS, T.MAX_PIECE_SIZE), np.int32),
+        cand_len=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.int32),
         meta=np.empty(META_SIZE, np.int64),
         history=np.empty((MAX_PLACEMENTS, 2), np.int32),
     )
@@ -111,11 +115,12 @@ def copy_into(dst, src, t) -> None:
     dst.board[:] = src.board
     dst.forbidden[:] = src.forbidden
     dst.attach[:] = src.attach
+    dst.blocked[:] = src.blocked
     dst.used[:] = src.used
     for c in range(4):
         # Only the live part of each candidate region needs copying.
-        for b in range(5):
-            lo = t.region_start[b]
+        for b in range(NUM_PIECES):
+            lo = t.piece_start[b]
             n = src.cand_len[c, b]
             dst.cand[c, lo:lo + n] = src.cand[c, lo:lo + n]
     dst.cand_len[:] = src.cand_len
@@ -124,35 +129,36 @@ def copy_into(dst, src, t) -> None:
     dst.history[:n] = src.history[:n]
 
 
+@nb.njit(cache=True, inline="always")
+def _block(blocked, c, sq) -> None:
+    """Mark ``sq`` forbidden or an attach point of colour ``c`` in the bit rows."""
+    blocked[c, sq // 20 + 4] |= np.uint64(1) << np.uint64(sq % 20 + 4)
+
+
 @nb.njit(cache=True)
 def _scan_attach_point(s, t, c, a) -> None:
     """Mark square ``a`` as an attach point of colour ``c`` and add the moves it opens."""
     s.attach[c, a] = 1
-    blocked = 0  # edge neighbours of a that no move of c may cover
-    for i in range(4):
-        e = t.edge[a, i]
-        if e >= 0 and s.forbidden[c, e]:
-            blocked |= 1 << i
+    _block(s.blocked, c, a)
+    # The 9 x 9 window of squares around a that c may not cover: forbidden, or attach points
+    # scanned before (their moves were added then); the placements' squares other than a
+    # are tested against it in one AND (tables.COVER_MASKS).
+    x = np.uint64(a % 20)
+    y = a // 20
+    low = np.uint64(0)
+    for i in range(T.WINDOW_ROWS_LOW):
+        low |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * i)
+    high = np.uint64(0)
+    for i in range(T.WINDOW_ROWS_LOW, 9):
+        high |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * (i - T.WINDOW_ROWS_LOW))
     for p in range(NUM_PIECES):
         if s.used[c, p]:
             continue
         for k in range(t.cover_start[a, p], t.cover_start[a, p + 1]):
-            if t.cover_edges[k] & blocked:
+            if (t.cover_masks[k, 0] & low) | (t.cover_masks[k, 1] & high):
                 continue
-            m = t.cover[k]
-            ok = True
-            for j in range(5):
-                sq = t.placements[m, j]
-                if sq < 0:
-                    break
-                if s.forbidden[c, sq] or (sq != a and s.attach[c, sq]):
-                    # Forbidden, or already added when an earlier attach point was scanned.
-                    ok = False
-                    break
-            if ok:
-                b = t.size[m] - 1
-                s.cand[c, t.region_start[b] + s.cand_len[c, b]] = m
-                s.cand_len[c, b] += 1
+            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover[k]
+            s.cand_len[c, p] += 1
 
 
 @nb.njit(cache=True)
@@ -161,6 +167,7 @@ def reset(s, t) -> None:
     s.board[:] = -1
     s.forbidden[:] = 0
     s.attach[:] = 0
+    s.blocked[:] = 0
     s.used[:] = 0
     s.cand_len[:] = 0
     s.meta[:] = 0
@@ -229,8 +236,8 @@ def move_error(s, t, c, m) -> int:
 @nb.njit(cache=True)
 def _has_legal(s, t, c) -> bool:
     """Whether colour ``c`` has a legal move; drops the illegal candidates it meets."""
-    for b in range(4, -1, -1):
-        lo = t.region_start[b]
+    for b in range(NUM_PIECES - 1, -1, -1):  # large pieces first: the likelier to be left
+        lo = t.piece_start[b]
         while s.cand_len[c, b] > 0:
             m = s.cand[c, lo + s.cand_len[c, b] - 1]
             if _is_legal(s, t, c, m):
@@ -265,6 +272,7 @@ def place(s, t, c, m) -> None:
     s.meta[NUM_PLACED] = n + 1
     s.meta[LAST_PIECE + c] = t.piece[m]
     s.used[c, t.piece[m]] = 1
+    s.cand_len[c, t.piece[m]] = 0  # every candidate of the piece is illegal now
     key = s.meta[KEY]
     for j in range(5):
         sq = t.placements[m, j]
@@ -274,10 +282,12 @@ def place(s, t, c, m) -> None:
         key ^= t.zobrist_square[c, sq]
         for c2 in range(4):
             s.forbidden[c2, sq] = 1
+            _block(s.blocked, c2, sq)
         for i in range(4):
             e = t.edge[sq, i]
             if e >= 0:
                 s.forbidden[c, e] = 1
+                _block(s.blocked, c, e)
     s.meta[KEY] = key
     # New attach points are scanned only once every forbidden square is known.
     for j in range(5):
@@ -323,8 +333,8 @@ def set_to_move(s, t, c) -> None:
 def legal_moves(s, t, c, out) -> int:
     """Write colour ``c``'s legal placements into ``out`` (unsorted); return how many."""
     n = 0
-    for b in range(5):
-        lo = t.region_start[b]
+    for b in range(NUM_PIECES):
+        lo = t.piece_start[b]
         i = 0
         while i < s.cand_len[c, b]:
             m = s.cand[c, lo + i]
@@ -340,18 +350,47 @@ def legal_moves(s, t, c, out) -> int:
 
 
 @nb.njit(cache=True)
-def _sample_region(s, t, c, b) -> int:
-    """A uniformly random legal candidate from region ``b`` of colour ``c``, or -1 if none."""
-    lo = t.region_start[b]
-    while s.cand_len[c, b] > 0:
-        i = np.random.randint(s.cand_len[c, b])
-        m = s.cand[c, lo + i]
+def compact(s, t) -> None:
+    """Drop every colour's illegal candidates, keeping the order of the rest.
+
+    Candidates go stale lazily and a copy of the position inherits them: a search compacts
+    its root once, so that its simulations do not each find the same stale ones again.
+    """
+    for c in range(4):
+        for b in range(NUM_PIECES):
+            lo = t.piece_start[b]
+            n = 0
+            for i in range(s.cand_len[c, b]):
+                m = s.cand[c, lo + i]
+                if _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m):
+                    s.cand[c, lo + n] = m
+                    n += 1
+            s.cand_len[c, b] = n
+
+
+@nb.njit(cache=True)
+def _sample_pieces(s, t, c, first, last) -> int:
+    """A uniformly random legal candidate of colour ``c`` among the regions of pieces
+    ``first`` .. ``last - 1``, or -1 if none: a uniform draw over their candidates, an
+    illegal one dropped and the draw repeated (exact, as dropped ones never come back)."""
+    while True:
+        total = 0
+        for p in range(first, last):
+            total += s.cand_len[c, p]
+        if total == 0:
+            return -1
+        r = np.random.randint(total)
+        p = first
+        while r >= s.cand_len[c, p]:
+            r -= s.cand_len[c, p]
+            p += 1
+        lo = t.piece_start[p]
+        m = s.cand[c, lo + r]
         if _is_legal(s, t, c, m):
             return m
-        last = s.cand_len[c, b] - 1
-        s.cand[c, lo + i] = s.cand[c, lo + last]
-        s.cand_len[c, b] = last
-    return -1
+        n = s.cand_len[c, p] - 1
+        s.cand[c, lo + r] = s.cand[c, lo + n]
+        s.cand_len[c, p] = n
 
 
 @nb.njit(cache=True)
@@ -366,28 +405,11 @@ def sample_move(s, t, policy, epsilon) -> int:
     c = s.meta[TO_MOVE]
     if policy == LARGEST_PIECE and np.random.random() >= epsilon:
         for b in range(4, -1, -1):
-            m = _sample_region(s, t, c, b)
+            m = _sample_pieces(s, t, c, t.size_start[b], t.size_start[b + 1])
             if m >= 0:
                 return m
         return -1
-    while True:
-        total = 0
-        for b in range(5):
-            total += s.cand_len[c, b]
-        if total == 0:
-            return -1
-        r = np.random.randint(total)
-        b = 0
-        while r >= s.cand_len[c, b]:
-            r -= s.cand_len[c, b]
-            b += 1
-        lo = t.region_start[b]
-        m = s.cand[c, lo + r]
-        if _is_legal(s, t, c, m):
-            return m
-        last = s.cand_len[c, b] - 1
-        s.cand[c, lo + r] = s.cand[c, lo + last]
-        s.cand_len[c, b] = last
+    return _sample_pieces(s, t, c, 0, NUM_PIECES)
 
 
 @nb.njit(cache=True)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
 from . import engine as E
+from . import kernels  # noqa: F401  (registers the numba-level interface for Blokus positions)
 from . import tables as T
 from .notation import placement_to_string, string_to_placement
 
@@ -99,6 +100,11 @@ class BlokusState(State):
         E.place(self.arrays, E.TABLES, player, int(action))
         E.set_to_move(self.arrays, E.TABLES, _colour_index(next_player))
 
+    def compact(self) -> None:
+        """Drop the stale candidate moves of every colour (the position is unchanged): search
+        calls it on its root, so that each simulation's copy starts without them."""
+        E.compact(self.arrays, E.TABLES)
+
     def clone(self) -> BlokusState:
         arrays = E.new_arrays()
         E.copy_into(arrays, self.arrays, E.TABLES)
@@ -148,12 +154,22 @@ class BlokusState(State):
         uniformly random move among those of the largest piece size available, SPEC §2).
         Randomness comes from numba's generator: seed it with :func:`~blokuszero.games.numba_random.seed_numba`.
         """
-        if policy not in PLAYOUT_POLICIES:
-            raise ValueError(f"unknown playout policy {policy!r}; Blokus has {sorted(PLAYOUT_POLICIES)}")
+        code = self.playout_code(policy)
         start = int(self.arrays.meta[E.NUM_PLACED])
-        E.playout(self.arrays, E.TABLES, PLAYOUT_POLICIES[policy], epsilon)
+        E.playout(self.arrays, E.TABLES, code, epsilon)
         moves = self.arrays.history[start:int(self.arrays.meta[E.NUM_PLACED])]
         return moves[:, 0].copy(), moves[:, 1].copy()
+
+    def playout_code(self, policy: str) -> int:
+        """The engine's code of playout policy ``policy`` (for compiled search)."""
+        if policy not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown playout policy {policy!r}; Blokus has {sorted(PLAYOUT_POLICIES)}")
+        return PLAYOUT_POLICIES[policy]
+
+    def numba_state(self) -> tuple[E.Arrays, E.Tables]:
+        """The position's arrays and the fixed tables, for compiled search
+        (:mod:`blokuszero.games.kernels`)."""
+        return self.arrays, E.TABLES
 
     def __str__(self) -> str:
         marks = "BYRG"

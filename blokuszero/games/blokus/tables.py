@@ -174,26 +174,40 @@ EDGE_NEIGHBOURS = _neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))  # [400, 4], -
 DIAG_NEIGHBOURS = _neighbours(((1, 1), (-1, 1), (1, -1), (-1, -1)))  # [400, 4], -1 padded
 
 
-def _build_cover_edges() -> np.ndarray:
-    """For each COVER entry (square sq, placement m): bit i set if m covers EDGE_NEIGHBOURS[sq, i].
+#: Rows of the 9 x 9 window centred on a square in the first word of a window mask (the rest
+#: in the second): 7 rows of 9 bits fill 63 bits.
+WINDOW_ROWS_LOW = 7
 
-    Move generation compares it with the forbidden neighbours of an attach point to reject
-    most placements with one test (Pentobi prunes with the same idea).
-    """
+
+def _build_cover_masks() -> np.ndarray:
+    """For each COVER entry (square a, placement m): the squares of m other than a as bits of
+    the 9 x 9 window centred on a (row dy, column dx from its bottom-left corner: bit
+    (dy % 7) * 9 + dx of word dy // 7). Every placement covering a lies in that window, so
+    one AND with the window of blocked squares tests all of m's squares at once."""
     square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
-    edges = EDGE_NEIGHBOURS[square_of_entry]  # [K, 4]
-    cells = PLACEMENTS[COVER]  # [K, 5]
-    covered = (edges[:, :, None] == cells[:, None, :]).any(axis=2) & (edges >= 0)
-    return (covered * (1 << np.arange(4))).sum(axis=1).astype(np.uint8)
+    cells = PLACEMENTS[COVER].astype(np.int64)  # [K, 5]
+    a = square_of_entry[:, None]
+    dx = cells % BOARD_SIZE - a % BOARD_SIZE + 4
+    dy = cells // BOARD_SIZE - a // BOARD_SIZE + 4
+    keep = (cells >= 0) & (cells != a)
+    masks = np.zeros((len(COVER), 2), dtype=np.uint64)
+    for word in range(2):
+        mine = keep & (dy // WINDOW_ROWS_LOW == word)
+        bits = np.where(mine, (dy % WINDOW_ROWS_LOW) * 9 + dx, 0).astype(np.uint64)
+        masks[:, word] = np.bitwise_or.reduce(np.where(mine, np.uint64(1) << bits, np.uint64(0)), axis=1)
+    return masks
 
 
-COVER_EDGES = _build_cover_edges()  # [len(COVER)] uint8
+COVER_MASKS = _build_cover_masks()  # [len(COVER), 2] uint64
 
-# Candidate move lists are kept per colour in one array split into one region per piece
-# size; a region holds at most every placement of that size once, so it cannot overflow.
-_size_counts = np.bincount(PLACEMENT_SIZE, minlength=MAX_PIECE_SIZE + 1)[1:]
-#: REGION_START[k - 1] .. REGION_START[k] is the region of pieces of k squares.
-REGION_START = np.concatenate([[0], np.cumsum(_size_counts)]).astype(np.int32)
+# Candidate move lists are kept per colour in one array split into one region per piece; a
+# region holds at most every placement of its piece once, so it cannot overflow. Placements
+# are ordered by piece, and pieces by size.
+#: PIECE_START[p] .. PIECE_START[p + 1] are the placements (and the candidate region) of piece p.
+PIECE_START = np.searchsorted(PLACEMENT_PIECE, np.arange(NUM_PIECES + 1)).astype(np.int32)
+#: SIZE_START[k - 1] .. SIZE_START[k] are the pieces of k squares.
+SIZE_START = np.searchsorted(PIECE_SIZES, np.arange(1, MAX_PIECE_SIZE + 2)).astype(np.int32)
+assert (np.diff(PLACEMENT_PIECE) >= 0).all() and (np.diff(PIECE_SIZES) >= 0).all()
 
 # Random 64-bit keys for position hashing: one per (colour, square), one per colour to move.
 _zobrist_rng = np.random.default_rng(0x426C6F6B7573)

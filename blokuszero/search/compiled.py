@@ -1,0 +1,185 @@
+"""The MCTS loop compiled whole: MaxN simulations over the game's numba playouts, no Python per
+simulation.
+
+:class:`~.mcts.MCTS` hands its simulations to :func:`run_simulations` when the search is one this
+kernel computes exactly as the Python loop does (:func:`compiled_parts`): a MaxN tree, UCB1 or
+UCB1 with Progressive History (Nijssen & Winands), the game's own numba playouts
+(:class:`~.evaluators.RolloutEvaluator`), perfect information, no root noise, no virtual loss, no
+further enhancements, and a game that implements the numba-level interface
+(:mod:`blokuszero.games.kernels`). The kernel grows the same tree rows in the same order, makes
+the same changes to the position and draws from numba's generator in the same order, so a seeded
+search gives the same tree either way (``tests/test_compiled_search.py`` checks it move by move).
+
+The tree and the history table are the :class:`~.tree.Tree`'s and the rule's own arrays,
+changed in place; when an expansion needs more rows than the tree has, the kernel stops before
+that simulation changes anything and says how many it needs, and the caller grows the tree and
+calls again.
+
+numba caches the kernel with the game's kernels compiled into it, and checks only this file's
+date: after changing a game's numba code, delete ``search/__pycache__`` (and the game's own).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..games import kernels as K
+from ..games.base import TERMINAL, State
+from .evaluators import RolloutEvaluator
+from .selection import ProgressiveHistory, UCB1, progressive_history_select, ucb1_select
+from .shapes import MaxN, TreeShape
+from .tree import NOT_EXPANDED, UNKNOWN_PLAYER, Tree
+
+#: Simulations per kernel call under a time budget (the clock is read between calls).
+TIMED_CHUNK = 16
+
+
+@nb.njit(cache=True)
+def run_simulations(root, scratch, tables, policy, epsilon, parent, action, mover, prior, visits,
+                    value_sum, first_child, num_children, to_move, key, avail, size,
+                    hist_sum, hist_count, use_history, tie_seed, c, w, lo, hi, u_lo, u_hi,
+                    expand_threshold, simulations, num_actions, max_length):
+    """Run up to ``simulations`` MaxN simulations from ``root`` (a game state, unchanged).
+
+    Args:
+      root, scratch, tables: the root position, a position to simulate in, the game's tables.
+      policy, epsilon: the game's playout policy code and its epsilon.
+      parent .. avail: the tree's row arrays (:class:`~.tree.Tree`), changed in place.
+      size: the tree's rows in use.
+      hist_sum, hist_count: Progressive History's table [P, A] (used when ``use_history``).
+      tie_seed: the tree's tie-break seed; c, w: UCB1's C and Progressive History's W.
+      lo, hi: the value scale; u_lo, u_hi: the game's utility range.
+      expand_threshold: visits before a leaf is expanded.
+      num_actions, max_length: the game's action space and longest game (buffer sizes).
+
+    Returns:
+      (simulations done, rows in use, rows needed): the last is 0 unless the kernel stopped
+      early because an expansion needs more rows than the arrays hold.
+    """
+    num_players = value_sum.shape[1]
+    capacity = parent.shape[0]
+    legal = np.empty(num_actions, np.int64)
+    path = np.empty(max_length + 1, np.int64)
+    players = np.empty(max_length, np.int64)
+    actions = np.empty(max_length, np.int64)
+    ret = np.empty(num_players)
+    value = np.empty(num_players)
+    done = 0
+    while done < simulations:
+        K.state_copy(scratch, root, tables)
+        node = 0
+        depth = 0
+        path[0] = 0
+        while True:
+            p = to_move[node]
+            if p == TERMINAL:
+                break
+            if first_child[node] == NOT_EXPANDED:
+                if visits[node] < expand_threshold:
+                    break
+                n = K.state_search_actions(scratch, tables, legal)
+                if size + n > capacity:
+                    return done, size, size + n
+                share = np.float32(1.0 / max(n, 1))
+                for i in range(size, size + n):
+                    parent[i] = node
+                    action[i] = legal[i - size]
+                    mover[i] = p
+                    prior[i] = share
+                    visits[i] = 0
+                    value_sum[i, :] = 0.0
+                    first_child[i] = NOT_EXPANDED
+                    num_children[i] = 0
+                    to_move[i] = UNKNOWN_PLAYER
+                    key[i] = 0
+                    avail[i] = 0
+                first_child[node] = size
+                num_children[node] = n
+                size += n
+            if num_children[node] == 0:
+                raise ValueError("a non-terminal position without moves to search")
+            if use_history:
+                child = first_child[node] + progressive_history_select(
+                    tie_seed, node, visits[node], first_child[node], num_children[node], visits,
+                    value_sum, mover, action, visits[node], c, w, hist_sum, hist_count, lo, hi,
+                    avail, False)
+            else:
+                child = first_child[node] + ucb1_select(
+                    tie_seed, node, visits[node], first_child[node], num_children[node], visits,
+                    value_sum, mover, visits[node], c, lo, hi, avail, False)
+            K.state_apply(scratch, tables, action[child])
+            node = child
+            depth += 1
+            path[depth] = node
+            if to_move[node] == UNKNOWN_PLAYER:
+                to_move[node] = K.state_to_move(scratch, tables)
+                key[node] = K.state_key(scratch, tables)
+        played = 0
+        if to_move[node] != TERMINAL:
+            played = K.state_playout(scratch, tables, policy, epsilon, players, actions)
+        K.state_returns(scratch, tables, ret)
+        for q in range(num_players):
+            # The evaluator's terminal_value, operation for operation.
+            value[q] = lo + (ret[q] - u_lo) * (hi - lo) / (u_hi - u_lo)
+        for i in range(depth + 1):
+            n = path[i]
+            visits[n] += 1
+            for q in range(num_players):
+                value_sum[n, q] += value[q]
+        if use_history:  # tree moves first, then the playout's, as HistoryTable.on_backup
+            for i in range(1, depth + 1):
+                n = path[i]
+                q = mover[n]
+                hist_sum[q, action[n]] += value[q]
+                hist_count[q, action[n]] += 1
+            for i in range(played):
+                q = players[i]
+                hist_sum[q, actions[i]] += value[q]
+                hist_count[q, actions[i]] += 1
+        done += 1
+    return done, size, 0
+
+
+def compiled_parts(mcts, state: State) -> tuple | None:
+    """``(use_history, c, w, hist_sum, hist_count, policy code)`` when ``mcts``'s next search at
+    ``state`` can run in :func:`run_simulations` and compute what the Python loop computes;
+    None otherwise."""
+    cfg, rule, evaluator = mcts.config, mcts.rule, mcts.evaluator
+    if (not cfg.compiled or cfg.determinized or cfg.virtual_loss or cfg.dirichlet_epsilon > 0
+            or type(mcts.shape) not in (MaxN, TreeShape) or type(evaluator) is not RolloutEvaluator
+            or type(rule) not in (UCB1, ProgressiveHistory) or mcts.enhancements != rule.enhancements
+            or not hasattr(state, "numba_state")):
+        return None
+    tree: Tree = mcts.tree
+    if tree.joint or tree.extra or tree.track_availability:
+        return None
+    policy = state.playout_code(evaluator.policy)
+    if type(rule) is ProgressiveHistory:
+        h = rule.history
+        return True, float(rule.c), float(rule.w), h.hist_sum, h.hist_count, policy
+    empty = np.zeros((1, 1))
+    return False, float(rule.c), 0.0, empty, empty, policy
+
+
+def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State) -> int:
+    """Run ``simulations`` simulations of ``mcts``'s search (begun at ``state``) in the kernel,
+    growing the tree as it asks; ``scratch``: a position to simulate in. Returns how many ran."""
+    use_history, c, w, hist_sum, hist_count, policy = parts
+    tree = mcts.tree
+    root, tables = state.numba_state()
+    work, _ = scratch.numba_state()
+    lo, hi = tree.value_bounds
+    u_lo, u_hi = mcts.utility
+    total = 0
+    while total < simulations:
+        done, tree.size, need = run_simulations(
+            root, work, tables, policy, float(mcts.evaluator.epsilon), tree.parent, tree.action,
+            tree.mover, tree.prior, tree.visits, tree.value_sum, tree.first_child,
+            tree.num_children, tree.to_move, tree.key, tree.avail, tree.size, hist_sum, hist_count,
+            use_history, tree.tie_seed, c, w, lo, hi, u_lo, u_hi, mcts.config.expand_threshold,
+            simulations - total, mcts.game.num_actions, mcts.game.max_game_length)
+        total += done
+        if need:
+            tree.reserve(need)
+    return total
