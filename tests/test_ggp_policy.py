@@ -197,6 +197,15 @@ def test_label_cache_is_reused_and_remade_for_other_settings(tmp_path, monkeypat
         sb.load_or_label(game, path, sb.LabelSettings(**{**settings.__dict__, "simulations": 60}))
 
 
+def test_labels_do_not_depend_on_the_number_of_workers(tmp_path):
+    game = ttt()
+    settings = sb.LabelSettings(game="tictactoe", digest="x", states=5, seed=2, simulations=40)
+    one = sb.load_or_label(game, tmp_path / "one.npz", settings, chunk=2)
+    two = sb.load_or_label(game, tmp_path / "two.npz", settings, chunk=2, workers=2)
+    np.testing.assert_array_equal(one.value, two.value)
+    np.testing.assert_array_equal(one.best, two.best)
+
+
 def _data(game, count, seed):
     settings = sb.LabelSettings(game="tictactoe", digest="x", states=count, seed=seed,
                                 simulations=1)

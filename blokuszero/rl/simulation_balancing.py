@@ -121,14 +121,15 @@ class LabelSettings:
 
 
 def label_states(game: Game, paths: Sequence[np.ndarray], settings: LabelSettings,
-                 start: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(V*, a*) of ``paths[start:]``: V* the mean outcome of the reference role over
+                 first: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(V*, a*) of each state: V* the mean outcome of the reference role over
     ``settings.simulations`` UCT simulations, rescaled to [-1, 1]; a* the root move with the
-    highest mean reward for the mover. State k's search is seeded by (seed, k)."""
+    highest mean reward for the mover. ``paths[i]`` is state number ``first + i`` of the data,
+    whose search is seeded by (seed, number)."""
     values, best = [], []
-    for k in range(start, len(paths)):
+    for k, path in enumerate(paths, start=first):
         rng = np.random.default_rng([settings.seed, 1, k])
-        state = replay(game, paths[k])
+        state = replay(game, path)
         mcts = MCTS(game, MCTSConfig(simulations=settings.simulations, reuse_tree=False),
                     UCB1(c=settings.c), RolloutEvaluator(rng=rng.spawn(1)[0]), rng)
         result = mcts.search(state)
@@ -179,10 +180,11 @@ def _read_labels(path: Path) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, 
 
 
 def load_or_label(game: Game, path: str | Path, settings: LabelSettings,
-                  chunk: int = 25) -> LabelledStates:
+                  chunk: int = 25, workers: int = 1) -> LabelledStates:
     """The labelled states cached at ``path`` if made with ``settings``; otherwise they are
     sampled and labelled, the file rewritten every ``chunk`` states (an interrupted run goes
-    on from there)."""
+    on from there). ``workers`` processes label chunks side by side; as each state's search
+    is seeded by its number, the labels do not depend on how many."""
     path = Path(path)
     paths = value = best = None
     if path.exists():
@@ -195,12 +197,29 @@ def load_or_label(game: Game, path: str | Path, settings: LabelSettings,
         value, best = np.zeros(0), np.zeros(0, dtype=np.int64)
         path.parent.mkdir(parents=True, exist_ok=True)
         _save_labels(path, paths, value, best, settings)
-    while len(value) < len(paths):
-        end = min(len(value) + chunk, len(paths))
-        v, b = label_states(game, paths[:end], settings, start=len(value))
-        value, best = np.concatenate([value, v]), np.concatenate([best, b])
-        _save_labels(path, paths, value, best, settings)
-        log.info("%s: labelled %d / %d states", path, len(value), len(paths))
+    pool = None
+    if workers > 1 and len(value) < len(paths):
+        import concurrent.futures
+        import multiprocessing
+
+        pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        while len(value) < len(paths):
+            starts = range(len(value), len(paths), chunk)[:workers]
+            jobs = [(k, paths[k:k + chunk]) for k in starts]
+            if pool is None:
+                done = [label_states(game, p, settings, k) for k, p in jobs]
+            else:
+                done = list(pool.map(label_states, [game] * len(jobs), [p for _, p in jobs],
+                                     [settings] * len(jobs), [k for k, _ in jobs]))
+            value = np.concatenate([value] + [v for v, _ in done])
+            best = np.concatenate([best] + [b for _, b in done])
+            _save_labels(path, paths, value, best, settings)
+            log.info("%s: labelled %d / %d states", path, len(value), len(paths))
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return LabelledStates(paths, value, best, settings)
 
 
