@@ -41,7 +41,7 @@ from blokuszero.match.stats import wilson_interval
 from blokuszero.rl import simulation_balancing as sb
 
 log = logging.getLogger("ggp_policy_learning")
-RULES = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ggp"
+RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"  # copies of shared/data/ggp
 STAGES = ("labels", "train", "match", "report")
 PAIRINGS = [("al", "sb"), ("al", "ur"), ("sb", "ur"), ("al", "al"), ("sb", "sb"), ("ur", "ur")]
 #: Table 3 of the seed paper (tic-tac-toe): wins, draws, losses of the first policy named.
@@ -193,7 +193,7 @@ def exact_values(game: GgpGame, states, role: int = 0) -> tuple[list[float], lis
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="tictactoe", help="rule sheet name in ../shared/data/ggp")
+    parser.add_argument("--game", default="tictactoe", help="rule sheet name in tests/data/ggp")
     parser.add_argument("--rules", help="a .kif file instead of --game's")
     parser.add_argument("--train", type=int, default=500)
     parser.add_argument("--test", type=int, default=100)
