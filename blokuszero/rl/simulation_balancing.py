@@ -18,8 +18,9 @@ Updates, for a linear softmax policy (:class:`LinearSoftmaxPolicy`) with learnin
 Outcomes z are one reference role's (default the first), +1 / 0 / -1 for a win / draw / loss.
 An epoch is one update per training state, in the data's order; after each (and before the
 first: theta = 0 is uniform random) the test error is measured (:func:`evaluate`). Each epoch's
-and each evaluation's playouts draw from numba's generator seeded from (seed, epoch), so a run
-resumed from its checkpoint repeats an unbroken one exactly.
+playouts draw from numba's generator seeded from (seed, epoch), every evaluation's from the
+same seed (common random numbers), so a run resumed from its checkpoint repeats an unbroken
+one exactly.
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ class TrainSettings:
 
 
 def epoch_seed(seed: int, epoch: int, stream: int) -> int:
-    """numba's seed for one epoch's training (stream 0) or evaluation (stream 1)."""
+    """numba's seed for one epoch's training (stream 0) or the evaluations (stream 1)."""
     return int(np.random.SeedSequence([seed, epoch, stream]).generate_state(1)[0] >> 1)
 
 
@@ -319,7 +320,9 @@ def train(policy: LinearSoftmaxPolicy, settings: TrainSettings, train_data: Labe
         write_atomic(checkpoint, write)
 
     def measure(epoch: int) -> None:
-        seed_numba(epoch_seed(settings.seed, epoch, 1))
+        # The same draws at every evaluation (common random numbers): curves move with the
+        # policy, not with the evaluation's luck.
+        seed_numba(epoch_seed(settings.seed, 0, 1))
         record = {"epoch": epoch, **evaluate(policy, test_states, test_data.value,
                                              settings.test_sims, settings.role)}
         history.append(record)
