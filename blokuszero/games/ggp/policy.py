@@ -98,24 +98,24 @@ def _softmax(theta, spec, moves, m, pairs, npairs, probs):
 
 
 @nb.njit(cache=True)
-def _add(acc, mark, touched, count, idx, x):
-    """acc[idx] += x, remembering which indices were touched (sparse accumulator)."""
-    if mark[idx] == 0:
-        mark[idx] = 1
-        touched[count[0]] = idx
-        count[0] += 1
-    acc[idx] += x
-
-
-@nb.njit(cache=True)
-def _add_psi(theta, spec, moves, m, chosen, pairs, npairs, probs, weight, acc, mark, touched,
-             count):
-    """acc += weight * psi(s, moves[chosen]) (probs already hold pi(s, .))."""
+def _add_psi(spec, moves, m, chosen, pairs, probs, weight, g):
+    """g += weight * psi(s, moves[chosen]), psi = phi(s, a) - sum_b pi(s, b) phi(s, b), with
+    ``probs`` = pi(s, .) over ``moves[:m]`` and ``pairs`` the true pairs of s."""
     for x in range(m):
         coef = weight * ((1.0 if x == chosen else 0.0) - probs[x])
         if coef != 0.0:
-            for q in range(npairs):
-                _add(acc, mark, touched, count, _index(moves[x], pairs[q], spec), coef)
+            for q in range(pairs.shape[0]):
+                g[_index(moves[x], pairs[q], spec)] += coef
+
+
+@nb.njit(cache=True)
+def _grow(a, need):
+    """``a``, or a copy with room for ``need`` rows."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
+    b[:a.shape[0]] = a
+    return b
 
 
 @nb.njit(cache=True)
@@ -129,11 +129,13 @@ def _goal(v, r, goal_start, goal_atom, goal_value):
 
 @nb.njit(cache=True)
 def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps, theta,
-             spec, record, acc, mark, touched, count):
-    """Moves drawn from pi to the end (forced moves played as they are). With ``record``,
-    ``acc += sum_t psi(s_t, a_t)`` over every real choice. Returns the final values, the number
-    of choices T (-1 past ``max_steps``) and the (role, action) of each choice (a step where
-    nobody chooses records the first role's move, as the uniform playout does)."""
+             spec, record, tp, tm, tq, tc):
+    """Moves drawn from pi to the end (forced moves played as they are). Returns the final
+    values, the number of choices T (-1 past ``max_steps``), the (role, action) of each choice
+    (a step where nobody chooses records the first role's move, as the uniform playout does)
+    and, with ``record``, the trajectory: choice c had the true pairs ``tp[tc[c, 0]:tc[c, 1]]``,
+    moves ``tm[tc[c, 2]:tc[c, 3]]`` with probabilities ``tq[...]`` and chose index ``tc[c, 4]``
+    (the buffers grow as needed and are returned)."""
     num_roles = legal_start.shape[0] - 1
     num_base = net[0]
     props = np.empty(num_base, dtype=np.int64)
@@ -145,16 +147,18 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
     joint = np.empty(num_roles, dtype=np.int64)
     n = 0
     choices = 0
+    used_p = 0
+    used_m = 0
     steps = 0
     while not (terminal_atom >= 0 and v[terminal_atom] == 1):
         if steps == max_steps:
-            return v, -1, movers[:n], actions[:n]
+            return v, -1, movers[:n], actions[:n], tp, tm, tq, tc
         npairs = -1
         chose = False
         for r in range(num_roles):
             m = _legal_of(v, r, legal_start, legal_atom, legal_action, moves)
             if m == 0:  # not well formed: ends the game, as GgpState does
-                return v, choices, movers[:n], actions[:n]
+                return v, choices, movers[:n], actions[:n], tp, tm, tq, tc
             if m == 1:
                 joint[r] = moves[0]
                 continue
@@ -170,8 +174,20 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
                     break
             joint[r] = moves[pick]
             if record:
-                _add_psi(theta, spec, moves, m, pick, pairs, npairs, probs, 1.0, acc, mark,
-                         touched, count)
+                tc = _grow(tc, choices + 1)
+                tp = _grow(tp, used_p + npairs)
+                tm = _grow(tm, used_m + m)
+                tq = _grow(tq, used_m + m)
+                tp[used_p:used_p + npairs] = pairs[:npairs]
+                tm[used_m:used_m + m] = moves[:m]
+                tq[used_m:used_m + m] = probs[:m]
+                tc[choices, 0] = used_p
+                tc[choices, 1] = used_p + npairs
+                tc[choices, 2] = used_m
+                tc[choices, 3] = used_m + m
+                tc[choices, 4] = pick
+                used_p += npairs
+                used_m += m
             movers[n] = r
             actions[n] = joint[r]
             n += 1
@@ -183,7 +199,13 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
             n += 1
         v = _next(v, joint, net)
         steps += 1
-    return v, choices, movers[:n], actions[:n]
+    return v, choices, movers[:n], actions[:n], tp, tm, tq, tc
+
+
+@nb.njit(cache=True)
+def _buffers():
+    return (np.empty(256, dtype=np.int64), np.empty(64, dtype=np.int64), np.empty(64),
+            np.empty((16, 5), dtype=np.int64))
 
 
 @nb.njit(cache=True)
@@ -191,12 +213,11 @@ def _outcomes(v0, sims, role, net, legal_start, legal_atom, legal_action, termin
               goal_start, goal_atom, goal_value, max_steps, theta, spec):
     """Outcome z in [-1, 1] for ``role`` of each of ``sims`` playouts from ``v0``."""
     z = np.empty(sims)
-    dummy_f = np.zeros(1)
-    dummy_u = np.zeros(1, dtype=np.uint8)
-    dummy_i = np.zeros(1, dtype=np.int64)
+    tp, tm, tq, tc = _buffers()
     for k in range(sims):
-        v, t, _, _ = _playout(v0, net, legal_start, legal_atom, legal_action, terminal_atom,
-                              max_steps, theta, spec, False, dummy_f, dummy_u, dummy_i, dummy_i)
+        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, legal_start, legal_atom, legal_action,
+                                              terminal_atom, max_steps, theta, spec, False, tp,
+                                              tm, tq, tc)
         if t < 0:
             raise RuntimeError("a playout passed the game's length bound without ending")
         z[k] = _goal(v, role, goal_start, goal_atom, goal_value) / 50.0 - 1.0
@@ -206,24 +227,24 @@ def _outcomes(v0, sims, role, net, legal_start, legal_atom, legal_action, termin
 @nb.njit(cache=True)
 def _outcome_gradient(v0, sims, role, net, legal_start, legal_atom, legal_action,
                       terminal_atom, goal_start, goal_atom, goal_value, max_steps, theta, spec,
-                      g, g_mark, g_touched, g_count, h, h_mark, h_touched, h_count):
+                      g):
     """g += sum over ``sims`` playouts of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
-    policy gradient); ``h`` is scratch (left zero). Returns the outcomes."""
+    policy gradient; ``g`` dense). Returns the outcomes."""
     z = np.empty(sims)
+    tp, tm, tq, tc = _buffers()
     for k in range(sims):
-        v, t, _, _ = _playout(v0, net, legal_start, legal_atom, legal_action, terminal_atom,
-                              max_steps, theta, spec, True, h, h_mark, h_touched, h_count)
+        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, legal_start, legal_atom, legal_action,
+                                              terminal_atom, max_steps, theta, spec, True, tp,
+                                              tm, tq, tc)
         if t < 0:
             raise RuntimeError("a playout passed the game's length bound without ending")
         z[k] = _goal(v, role, goal_start, goal_atom, goal_value) / 50.0 - 1.0
-        w = z[k] / (sims * t) if t > 0 else 0.0
-        for x in range(h_count[0]):
-            idx = h_touched[x]
-            if w != 0.0:
-                _add(g, g_mark, g_touched, g_count, idx, w * h[idx])
-            h[idx] = 0.0
-            h_mark[idx] = 0
-        h_count[0] = 0
+        if t == 0 or z[k] == 0.0:  # a draw adds nothing
+            continue
+        w = z[k] / (sims * t)
+        for c in range(t):
+            _add_psi(spec, tm[tc[c, 2]:tc[c, 3]], tc[c, 3] - tc[c, 2], tc[c, 4],
+                     tp[tc[c, 0]:tc[c, 1]], tq[tc[c, 2]:tc[c, 3]], w, g)
     return z
 
 
@@ -243,32 +264,25 @@ def _policy_at(v, role, legal_start, legal_atom, legal_action, num_base, theta, 
 
 @nb.njit(cache=True)
 def _log_gradient(v, role, chosen, legal_start, legal_atom, legal_action, num_base, theta,
-                  spec, acc, mark, touched, count):
-    """acc += psi(s, a) for ``role``'s move at index ``chosen`` of its legal moves."""
+                  spec, g):
+    """g += psi(s, a) for ``role``'s move at index ``chosen`` of its legal moves."""
     moves, probs, pairs = _policy_at(v, role, legal_start, legal_atom, legal_action, num_base,
                                      theta, spec)
-    _add_psi(theta, spec, moves, moves.shape[0], chosen, pairs, pairs.shape[0], probs, 1.0, acc,
-             mark, touched, count)
+    _add_psi(spec, moves, moves.shape[0], chosen, pairs, probs, 1.0, g)
 
 
 # ---------------------------------------------------------------- the policy
-class SparseGradient:
-    """A dense accumulator of ``size`` floats that remembers which entries it touched, so that
-    reading and clearing it costs the touched entries only."""
+class DenseGradient:
+    """A dense accumulator read back sparse: (indices of the non-zero entries, values)."""
 
     def __init__(self, size: int) -> None:
         self.value = np.zeros(size)
-        self.mark = np.zeros(size, dtype=np.uint8)
-        self.touched = np.zeros(size, dtype=np.int64)
-        self.count = np.zeros(1, dtype=np.int64)
 
     def take(self) -> tuple[np.ndarray, np.ndarray]:
         """(indices, values) accumulated, then clears."""
-        idx = np.sort(self.touched[:self.count[0]])
+        idx = np.flatnonzero(self.value)
         vals = self.value[idx].copy()
         self.value[idx] = 0.0
-        self.mark[idx] = 0
-        self.count[0] = 0
         return idx, vals
 
 
@@ -311,8 +325,7 @@ class SoftmaxPolicy:
         if theta.shape != (self.size,):
             raise ValueError(f"theta has shape {theta.shape}, the policy needs ({self.size},)")
         self.theta = theta
-        self._acc = SparseGradient(self.size)
-        self._scratch = SparseGradient(self.size)
+        self._acc = DenseGradient(self.size)
 
     # ------------------------------------------------------------- state access
     @staticmethod
@@ -359,7 +372,7 @@ class SoftmaxPolicy:
         a = self._acc
         _log_gradient(self._values(state), role, int(hit[0]), self.net.legal_start,
                       self.net.legal_atom, self.net.legal_action, self.num_base, self.theta,
-                      self.spec, a.value, a.mark, a.touched, a.count)
+                      self.spec, a.value)
         return a.take()
 
     def outcomes(self, state, sims: int, role: int = 0) -> np.ndarray:
@@ -371,21 +384,18 @@ class SoftmaxPolicy:
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t psi(s_t, a_t)`` over
         ``sims`` playouts (T_k the choices of playout k), sparse, and the outcomes."""
-        a, h = self._acc, self._scratch
+        a = self._acc
         z = _outcome_gradient(self._values(state), sims, role, *self._args(), *self._goal_args(),
-                              self.game.max_game_length, self.theta, self.spec, a.value, a.mark,
-                              a.touched, a.count, h.value, h.mark, h.touched, h.count)
+                              self.game.max_game_length, self.theta, self.spec, a.value)
         idx, vals = a.take()
         return idx, vals, z
 
     def playout(self, state) -> tuple[np.ndarray, np.ndarray]:
         """Play ``state`` to the end with moves drawn from pi (in place); returns who chose and
         what, as ``FastGgpState.playout`` does."""
-        v = self._values(state)
-        dummy_i = np.zeros(1, dtype=np.int64)
-        out, t, movers, actions = _playout(v, *self._args(), self.game.max_game_length,
-                                           self.theta, self.spec, False, np.zeros(1),
-                                           np.zeros(1, dtype=np.uint8), dummy_i, dummy_i)
+        out, t, movers, actions, *_ = _playout(self._values(state), *self._args(),
+                                               self.game.max_game_length, self.theta, self.spec,
+                                               False, *_buffers())
         if t < 0:
             raise RuntimeError(f"a playout passed {self.game.max_game_length} joint moves")
         state._set(out)
