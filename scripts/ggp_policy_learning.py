@@ -209,6 +209,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exact", action="store_true",
                         help="compare V* and a* with exact minimax (small games only)")
     parser.add_argument("--stages", default=",".join(STAGES))
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes labelling states and playing the pairings side by side")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="default runs/ggp_policy/GAME")
     parser.add_argument("--docs", default="docs")
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     data = None
     if "labels" in stages or "train" in stages:
         t = time.process_time()
-        data = sb.load_or_label(game, out / "labels.npz", settings)
+        data = sb.load_or_label(game, out / "labels.npz", settings, workers=args.workers)
         results.setdefault("label_cpu", round(time.process_time() - t, 1))
         train_data, test_data = data.split(args.train)
         if args.exact:
@@ -273,15 +275,24 @@ def main(argv: list[str] | None = None) -> None:
         for m in ("al", "sb"):
             specs[m] = {"c": 0.7, "simulations": args.match_sims, "playout": "softmax",
                         "policy_file": str(out / f"{m}_policy.npz")}
-        rows = []
-        for k, (first, second) in enumerate(PAIRINGS):
-            t = time.perf_counter()
-            result = play_match(game, specs, first, second, args.match_games, args.seed * 10 + k)
-            log.info("%s vs %s: %s (%.0f s)", first, second, result, time.perf_counter() - t)
-            rows.append({"first": first, "second": second, "result": list(result)})
-            results["matches"] = {"sims": args.match_sims, "games": args.match_games,
-                                  "rows": rows}
-            save()
+        jobs = [(game, specs, first, second, args.match_games, args.seed * 10 + k)
+                for k, (first, second) in enumerate(PAIRINGS)]
+        t = time.process_time()
+        if args.workers > 1:
+            import concurrent.futures
+            import multiprocessing
+
+            with concurrent.futures.ProcessPoolExecutor(
+                    args.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                outcome = list(pool.map(play_match, *zip(*jobs)))
+        else:
+            outcome = [play_match(*job) for job in jobs]
+        rows = [{"first": f, "second": s_, "result": list(r)}
+                for (f, s_), r in zip(PAIRINGS, outcome)]
+        for row in rows:
+            log.info("%s vs %s: %s", row["first"], row["second"], row["result"])
+        results["matches"] = {"sims": args.match_sims, "games": args.match_games, "rows": rows}
+        save()
     if "report" in stages:
         import subprocess
 
