@@ -16,6 +16,8 @@ Stages (``--stages``, all by default; each reads what the earlier ones left in `
 - ``match``: UCT (``--match-sims`` simulations a move, UCB1 c = 0.7) with each playout policy,
   the pairings of the paper's table 3, ``--match-games`` games each (seats alternating in mixed
   pairings; a pairing of one policy with itself is counted for the first mover);
+- ``speed``: CPU time of 100 uniform playouts (the propnet's), 100 softmax playouts and SB's
+  100-playout gradient, per state, over 20 sampled states (theta ~ N(0, 0.1));
 - ``report``: ``DOCS/ggp_policy_GAME.png`` (the two errors per epoch, and the mean probability
   of the likeliest move) and ``DOCS/ggp_policy_GAME.md`` (tables beside the paper's findings).
 
@@ -42,7 +44,7 @@ from blokuszero.rl import simulation_balancing as sb
 
 log = logging.getLogger("ggp_policy_learning")
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"  # copies of shared/data/ggp
-STAGES = ("labels", "train", "match", "report")
+STAGES = ("labels", "train", "match", "speed", "report")
 PAIRINGS = [("al", "sb"), ("al", "ur"), ("sb", "ur"), ("al", "al"), ("sb", "sb"), ("ur", "ur")]
 #: Table 3 of the seed paper (tic-tac-toe): wins, draws, losses of the first policy named.
 PAPER_TABLE3 = {("al", "sb"): (11, 974, 15), ("al", "ur"): (39, 949, 12),
@@ -153,6 +155,13 @@ def report(results: dict, game_name: str, docs: Path) -> None:
             lines.append(f"| {row['first'].upper()} (vs {row['second'].upper()}) | {w} | {d} | "
                          f"{lo_} | {(w + d / 2) / n:.3f} [{lo:.3f}, {hi:.3f}] | {paper} |")
         lines.append("")
+    if results.get("speed"):
+        sp = results["speed"]
+        lines += [f"Speed ({sp['features']:,} weights; CPU ms per state for 100 playouts, 20 "
+                  f"sampled states, load {sp['load'].split('average:')[-1].strip()}): uniform "
+                  f"(the propnet's numba playout, one Python call each) {sp['uniform']}, softmax policy "
+                  f"{sp['softmax']} (one call for the 100), SB's gradient over 100 playouts "
+                  f"{sp['sb_gradient']}.", ""]
     lines += results.get("notes", [])
     write_atomic(docs / f"ggp_policy_{game_name}.md", "\n".join(lines) + "\n")
 
@@ -292,6 +301,34 @@ def main(argv: list[str] | None = None) -> None:
         for row in rows:
             log.info("%s vs %s: %s", row["first"], row["second"], row["result"])
         results["matches"] = {"sims": args.match_sims, "games": args.match_games, "rows": rows}
+        save()
+    if "speed" in stages:
+        from blokuszero.games.numba_random import seed_numba
+
+        policy = SoftmaxPolicy(game)
+        policy.theta[:] = np.random.default_rng(args.seed).normal(0, 0.1, policy.size)
+        states = [sb.replay(game, p) for p in sb.sample_states(game, 20, np.random.default_rng(
+            [args.seed, 9]))]
+        policy.outcome_gradient(states[0], 2)  # compiled (or loaded from cache) before timing
+        policy.outcomes(states[0], 2)
+        game.reasoner.playout(states[0]._s, game.max_game_length)
+        seed_numba(args.seed)
+        laps = {}
+        for name, run in [
+                ("uniform", lambda s: [game.reasoner.playout(s._s, game.max_game_length)
+                                       for _ in range(100)]),
+                ("softmax", lambda s: policy.outcomes(s, 100)),
+                ("sb_gradient", lambda s: policy.outcome_gradient(s, 100))]:
+            t = time.process_time()
+            for s in states:
+                run(s)
+            laps[name] = round(1000 * (time.process_time() - t) / len(states), 3)
+        import subprocess
+
+        laps["load"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+        laps["features"] = policy.size
+        log.info("ms of CPU per state and 100 playouts: %s", laps)
+        results["speed"] = laps
         save()
     if "report" in stages:
         import subprocess
