@@ -98,7 +98,12 @@ def report(results: dict, game_name: str, docs: Path) -> None:
             if m in hist:
                 ax.plot([r["epoch"] for r in hist[m]], [r[key] for r in hist[m]], label=m.upper(),
                         color=colour)
+                if "train_" + key in hist[m][0] and key != "top_prob":
+                    ax.plot([r["epoch"] for r in hist[m]], [r["train_" + key] for r in hist[m]],
+                            label=m.upper() + " (training states)", color=colour, ls=":")
         ax.axhline(ur[key], color="gray", ls="--", label="UR")
+        if "train_" + key in ur and key != "top_prob":
+            ax.axhline(ur["train_" + key], color="gray", ls=":", label="UR (training states)")
         ax.set_xlabel("epoch (one update per training state)")
         ax.set_title(title, fontsize=10)
         ax.legend()
@@ -112,24 +117,31 @@ def report(results: dict, game_name: str, docs: Path) -> None:
              f"{results['test_states']} test states, V* / a* from {results['label_simulations']:,} "
              f"UCT simulations, M = N = {results['M']}, alpha = {results['alpha']}, "
              f"{results['epochs']} epochs, seed {results['seed']}. Load (uptime) at the end: "
-             f"{results.get('load', '?')}. CPU seconds: labels {results.get('label_cpu', '?')}, "
+             f"{results.get('load', '?')}. CPU seconds of training: "
              f"AL {results.get('train_cpu', {}).get('al', '?')}, SB "
              f"{results.get('train_cpu', {}).get('sb', '?')}.", "",
              f"![errors per epoch](ggp_policy_{game_name}.png)", "",
+             "Test states unless said; the training states' errors (dotted in the plot) show "
+             "how well each method fits what it learns from.", "",
              "| policy | MSE of 100-sim means: epoch 0 / best (epoch) / last | MSE of single sims: "
-             "epoch 0 / best / last | top move prob. (test states) | initial state's top 3 |",
-             "|---|---|---|---|---|"]
+             "epoch 0 / best / last | training states, last: MSE of means / of single sims | "
+             "top move prob. (test states) | initial state's top 3 |",
+             "|---|---|---|---|---|---|"]
     for m in ("ur", "al", "sb"):
         h = hist["sb" if m == "ur" else m] if (m != "ur" or "sb" in hist) else hist["al"]
         if m == "ur":
             r = h[0]
             lines.append(f"| UR | {r['mse_mean']:.4f} | {r['mse_single']:.4f} | "
+                         f"{r.get('train_mse_mean', float('nan')):.4f} / "
+                         f"{r.get('train_mse_single', float('nan')):.4f} | "
                          f"{r['top_prob']:.3f} | {results['top3'].get('ur')} |")
             continue
         mm = [r["mse_mean"] for r in h]
         ms = [r["mse_single"] for r in h]
         lines.append(f"| {m.upper()} | {mm[0]:.4f} / {min(mm):.4f} ({int(np.argmin(mm))}) / "
                      f"{mm[-1]:.4f} | {ms[0]:.4f} / {min(ms):.4f} / {ms[-1]:.4f} | "
+                     f"{h[-1].get('train_mse_mean', float('nan')):.4f} / "
+                     f"{h[-1].get('train_mse_single', float('nan')):.4f} | "
                      f"{h[-1]['top_prob']:.3f} | {results['top3'].get(m)} |")
     lines += ["", "The paper (tic-tac-toe): both AL and SB bring the single-simulation MSE below "
               "UR; the 100-simulation MSE falls with SB, while with AL it dips below UR at first "
@@ -253,9 +265,7 @@ def main(argv: list[str] | None = None) -> None:
                                 simulations=args.simulations)
     data = None
     if "labels" in stages or "train" in stages:
-        t = time.process_time()
         data = sb.load_or_label(game, out / "labels.npz", settings, workers=args.workers)
-        results.setdefault("label_cpu", round(time.process_time() - t, 1))
         train_data, test_data = data.split(args.train)
         if args.exact:
             exact, optimal = exact_values(game, test_data.states(game), settings.role)
@@ -269,7 +279,8 @@ def main(argv: list[str] | None = None) -> None:
         for method in methods:
             policy = SoftmaxPolicy(game)
             ts = sb.TrainSettings(method, epochs=args.epochs, alpha=args.alpha, M=args.M,
-                                  N=args.N, test_sims=args.test_sims, seed=args.seed)
+                                  N=args.N, test_sims=args.test_sims, seed=args.seed,
+                                  train_eval=True)
             t = time.process_time()
             hist = sb.train(policy, ts, train_data, test_data, game, out / f"{method}.npz",
                             on_epoch=lambda r, m=method: log.info("%s %s", m, r))

@@ -252,6 +252,7 @@ class TrainSettings:
     test_sims: int = 100  # playouts per test state after each epoch
     seed: int = 0
     role: int = 0  # the role whose outcomes are learned
+    train_eval: bool = False  # also measure the errors on the training states after each epoch
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -286,7 +287,8 @@ def train(policy: LinearSoftmaxPolicy, settings: TrainSettings, train_data: Labe
     """Run ``settings.epochs`` epochs of AL or SB from ``policy.theta`` (or from the checkpoint,
     if it holds a run of the same settings and data), writing the checkpoint after every
     epoch. Returns the history: one dict per epoch 0 .. epochs (``mse_mean``, ``mse_single``,
-    ``top_prob``, ``epoch``); ``on_epoch(record)`` is called after each."""
+    ``top_prob``, ``epoch``, and with ``train_eval`` the same on the training states prefixed
+    ``train_``); ``on_epoch(record)`` is called after each."""
     if settings.role != train_data.settings.role:
         raise ValueError(f"V* is role {train_data.settings.role}'s, training learns role "
                          f"{settings.role}'s outcomes")
@@ -325,6 +327,11 @@ def train(policy: LinearSoftmaxPolicy, settings: TrainSettings, train_data: Labe
         seed_numba(epoch_seed(settings.seed, 0, 1))
         record = {"epoch": epoch, **evaluate(policy, test_states, test_data.value,
                                              settings.test_sims, settings.role)}
+        if settings.train_eval:  # the training states' errors too: is it learning or fitting?
+            seed_numba(epoch_seed(settings.seed, 0, 2))
+            fit = evaluate(policy, train_states, train_data.value, settings.test_sims,
+                           settings.role)
+            record.update({"train_" + k: v for k, v in fit.items()})
         history.append(record)
         save()
         if on_epoch is not None:
