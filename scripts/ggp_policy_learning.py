@@ -106,18 +106,21 @@ def report(results: dict, game_name: str, docs: Path) -> None:
             ax.axhline(ur["train_" + key], color="gray", ls=":", label="UR (training states)")
         ax.set_xlabel("epoch (one update per training state)")
         ax.set_title(title, fontsize=10)
-        ax.legend()
+        ax.legend(fontsize=7)
     fig.suptitle(f"{game_name}: {results['train_states']} training / {results['test_states']} test "
                  f"states, V* from {results['label_simulations']:,} UCT simulations")
     fig.tight_layout()
     docs.mkdir(parents=True, exist_ok=True)
     fig.savefig(docs / f"ggp_policy_{game_name}.png", dpi=90)
+    commands = "; ".join(f"{', '.join(k for k, c in results['commands'].items() if c == cmd)}: "
+                         f"`{cmd}`" for cmd in dict.fromkeys(results["commands"].values()))
     lines = [f"# Learning simulation policies on {game_name} (SPEC §6)", "",
-             f"Command: `{results['command']}`; {results['train_states']} training and "
+             f"Commands ({commands}) on the 2-core CI-class box; {results['train_states']} training and "
              f"{results['test_states']} test states, V* / a* from {results['label_simulations']:,} "
              f"UCT simulations, M = N = {results['M']}, alpha = {results['alpha']}, "
-             f"{results['epochs']} epochs, seed {results['seed']}. Load (uptime) at the end: "
-             f"{results.get('load', '?')}. CPU seconds of training: "
+             f"{results['epochs']} epochs, seed {results['seed']}. Load (uptime) as this report was written: "
+             f"{results.get('load', '?')}. CPU seconds of training (the last invocation, with "
+             f"the per-epoch evaluations): "
              f"AL {results.get('train_cpu', {}).get('al', '?')}, SB "
              f"{results.get('train_cpu', {}).get('sb', '?')}.", "",
              f"![errors per epoch](ggp_policy_{game_name}.png)", "",
@@ -249,8 +252,10 @@ def main(argv: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
-    results.update(command="python scripts/ggp_policy_learning.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                   train_states=args.train, test_states=args.test,
+    command = "python scripts/ggp_policy_learning.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    results.setdefault("commands", {}).update({s: command for s in stages if s != "report"})
+    results.update(train_states=args.train, test_states=args.test,
                    label_simulations=args.simulations, M=args.M, alpha=args.alpha,
                    epochs=args.epochs, seed=args.seed, test_sims=args.test_sims)
     results.setdefault("history", {})
@@ -284,8 +289,7 @@ def main(argv: list[str] | None = None) -> None:
             t = time.process_time()
             hist = sb.train(policy, ts, train_data, test_data, game, out / f"{method}.npz",
                             on_epoch=lambda r, m=method: log.info("%s %s", m, r))
-            results["train_cpu"][method] = round(results["train_cpu"].get(method, 0)
-                                                 + time.process_time() - t, 1)
+            results["train_cpu"][method] = round(time.process_time() - t, 1)  # this invocation
             results["history"][method] = hist
             results["top3"][method] = top3(policy, game)
             policy.save(out / f"{method}_policy.npz")
