@@ -209,37 +209,21 @@ def _buffers():
 
 
 @nb.njit(cache=True)
-def _outcomes(v0, sims, role, net, legal_start, legal_atom, legal_action, terminal_atom,
-              goal_start, goal_atom, goal_value, max_steps, theta, spec):
-    """Outcome z in [-1, 1] for ``role`` of each of ``sims`` playouts from ``v0``."""
+def _simulate(v0, sims, role, net, legal_start, legal_atom, legal_action, terminal_atom,
+              goal_start, goal_atom, goal_value, max_steps, theta, spec, record, g):
+    """Outcome z in [-1, 1] for ``role`` of each of ``sims`` playouts from ``v0``; with
+    ``record``, also g += sum over them of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
+    policy gradient, ``g`` dense)."""
     z = np.empty(sims)
     tp, tm, tq, tc = _buffers()
     for k in range(sims):
         v, t, _, _, tp, tm, tq, tc = _playout(v0, net, legal_start, legal_atom, legal_action,
-                                              terminal_atom, max_steps, theta, spec, False, tp,
+                                              terminal_atom, max_steps, theta, spec, record, tp,
                                               tm, tq, tc)
         if t < 0:
             raise RuntimeError("a playout passed the game's length bound without ending")
         z[k] = _goal(v, role, goal_start, goal_atom, goal_value) / 50.0 - 1.0
-    return z
-
-
-@nb.njit(cache=True)
-def _outcome_gradient(v0, sims, role, net, legal_start, legal_atom, legal_action,
-                      terminal_atom, goal_start, goal_atom, goal_value, max_steps, theta, spec,
-                      g):
-    """g += sum over ``sims`` playouts of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
-    policy gradient; ``g`` dense). Returns the outcomes."""
-    z = np.empty(sims)
-    tp, tm, tq, tc = _buffers()
-    for k in range(sims):
-        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, legal_start, legal_atom, legal_action,
-                                              terminal_atom, max_steps, theta, spec, True, tp,
-                                              tm, tq, tc)
-        if t < 0:
-            raise RuntimeError("a playout passed the game's length bound without ending")
-        z[k] = _goal(v, role, goal_start, goal_atom, goal_value) / 50.0 - 1.0
-        if t == 0 or z[k] == 0.0:  # a draw adds nothing
+        if not record or t == 0 or z[k] == 0.0:  # a draw adds nothing
             continue
         w = z[k] / (sims * t)
         for c in range(t):
@@ -377,16 +361,16 @@ class SoftmaxPolicy:
 
     def outcomes(self, state, sims: int, role: int = 0) -> np.ndarray:
         """z in [-1, 1] for ``role`` after each of ``sims`` playouts from ``state``."""
-        return _outcomes(self._values(state), sims, role, *self._args(), *self._goal_args(),
-                         self.game.max_game_length, self.theta, self.spec)
+        return _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+                         self.game.max_game_length, self.theta, self.spec, False, self._acc.value)
 
     def outcome_gradient(self, state, sims: int, role: int = 0
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t psi(s_t, a_t)`` over
         ``sims`` playouts (T_k the choices of playout k), sparse, and the outcomes."""
         a = self._acc
-        z = _outcome_gradient(self._values(state), sims, role, *self._args(), *self._goal_args(),
-                              self.game.max_game_length, self.theta, self.spec, a.value)
+        z = _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+                      self.game.max_game_length, self.theta, self.spec, True, a.value)
         idx, vals = a.take()
         return idx, vals, z
 
