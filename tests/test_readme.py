@@ -107,6 +107,10 @@ COMMANDS: dict[str, Run] = {
     "--start-clock 10 --play-clock 5 --matches 4 --rotate --out runs/ggp": Run(
         skip="needs two players serving at those URLs: tests/test_ggp_http.py plays a whole match through it"),
     "python scripts/bench_ggp.py --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python scripts/ggp_policy_learning.py --game tictactoe": Run((
+        "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
+        "--test-sims", "5", "--match-games", "1", "--match-sims", "5", "--out", "runs/ggp_policy_readme",
+        "--docs", "runs/ggp_policy_readme")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
     "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),

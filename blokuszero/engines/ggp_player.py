@@ -26,6 +26,7 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
+from ..games.ggp.policy import SoftmaxPolicy
 from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
 from ..players.search_players import MCTSPlayer
 from ..search.mcts import MCTS, MCTSConfig
@@ -39,9 +40,13 @@ DEFAULT_SPEC = {"c": 0.7, "simulations": 10**9, "playout": "uniform"}  # bounded
 
 def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
     """UCT (UCB1, MaxN backup, most-visited move, tree reuse) over playouts of ``spec['playout']``
-    (uniform, mast, nst) rewarded on the game's goal scale."""
+    (uniform, mast, nst, or softmax with the weights in ``spec['policy_file']`` or the
+    :class:`SoftmaxPolicy` in ``spec['policy']``) rewarded on the game's goal scale."""
     rng = np.random.default_rng(seed)
-    evaluator = PolicyRolloutEvaluator(game, spec["playout"], rng=rng.spawn(1)[0],
+    learned = None
+    if spec["playout"] == "softmax":
+        learned = spec.get("policy") or SoftmaxPolicy.load(game, spec["policy_file"])
+    evaluator = PolicyRolloutEvaluator(game, spec["playout"], rng=rng.spawn(1)[0], learned=learned,
                                        **{k: spec[k] for k in ("tau", "epsilon") if k in spec})
     config = MCTSConfig(simulations=spec["simulations"], time_limit=spec.get("time_limit"))
     return MCTSPlayer(MCTS(game, config, UCB1(c=spec["c"]), evaluator, rng.spawn(1)[0]))
@@ -212,10 +217,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", type=int, default=None,
                         help="playouts per move (default: as many as the clock allows)")
     parser.add_argument("--playout", default="uniform", choices=POLICIES)
+    parser.add_argument("--policy-file", help="softmax playouts: weights saved by SoftmaxPolicy")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if (args.playout == "softmax") != (args.policy_file is not None):
+        parser.error("--playout softmax needs --policy-file, and only it")
     logging.basicConfig(level=logging.INFO)
-    spec = {**DEFAULT_SPEC, "playout": args.playout}
+    spec = {**DEFAULT_SPEC, "playout": args.playout, "policy_file": args.policy_file}
     if args.simulations:
         spec["simulations"] = args.simulations
     server = serve(GgpPlayerEngine(spec, args.margin, args.seed), args.port, args.host)

@@ -8,7 +8,9 @@ control in General Game-Playing agents", 2010). Built on the evaluator interface
   playout where it played ``a`` (unseen moves score the highest value, so they get tried);
 - ``nst`` (N-gram Selection Technique): with probability ``1 - epsilon`` the move whose
   n-grams (it, with the 1 and 2 moves before it; n = 1..3) have the best mean reward, n-grams
-  with n > 1 only once seen ``min_visits`` times; otherwise a uniform move.
+  with n > 1 only once seen ``min_visits`` times; otherwise a uniform move;
+- ``softmax``: a learned policy's own playout (``learned.playout(state)``, e.g. the GDL
+  :class:`~blokuszero.games.ggp.policy.SoftmaxPolicy` trained by AL or SB, SPEC §6).
 
 Rewards are the game's returns rescaled from ``[min_utility, max_utility]`` to ``[0, 1]`` (GDL
 goals 0-100 become 0-1); at a simultaneous node every role draws its own move.
@@ -24,7 +26,7 @@ import numpy as np
 from ..games.base import SIMULTANEOUS, Game, State
 from .evaluators import Evaluation, Evaluator
 
-POLICIES = ("uniform", "mast", "nst")
+POLICIES = ("uniform", "mast", "nst", "softmax")
 
 
 class PolicyRolloutEvaluator(Evaluator):
@@ -34,14 +36,19 @@ class PolicyRolloutEvaluator(Evaluator):
 
     def __init__(self, game: Game, policy: str = "uniform", *, tau: float = 0.1,
                  epsilon: float = 0.2, min_visits: int = 7,
-                 rng: np.random.Generator | int | None = None) -> None:
+                 rng: np.random.Generator | int | None = None, learned=None) -> None:
         """Args:
           tau: MAST's Gibbs temperature on the [0, 1] reward scale (10 on GDL's 0-100).
           epsilon: NST's probability of a uniform move.
           min_visits: NST's visits before an n-gram with n > 1 counts.
+          learned: ``softmax``'s policy: an object whose ``playout(state)`` plays the state to
+            the end in place and returns (players, actions) of its choices.
         """
         if policy not in POLICIES:
             raise ValueError(f"unknown playout policy {policy!r}; known: {POLICIES}")
+        if (policy == "softmax") != (learned is not None):
+            raise ValueError("the softmax playout policy needs learned=<policy>, and only it")
+        self.learned = learned
         self.game, self.policy = game, policy
         self.tau, self.epsilon, self.min_visits = tau, epsilon, min_visits
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -87,6 +94,9 @@ class PolicyRolloutEvaluator(Evaluator):
         return int(self.rng.choice(legal))
 
     def _playout(self, state: State) -> tuple[list[int], list[int]]:
+        if self.learned is not None:
+            players, actions = self.learned.playout(state)
+            return list(players), list(actions)
         if self.policy == "uniform" and hasattr(state, "playout"):
             players, actions = state.playout("uniform", 0.0)
             return list(players), list(actions)
@@ -125,7 +135,7 @@ class PolicyRolloutEvaluator(Evaluator):
         for state in states:
             players, actions = self._playout(state)
             value = self.terminal_value(state.returns(), self.utility)
-            if self.policy != "uniform":
+            if self.policy in ("mast", "nst"):
                 self._learn(players, actions, value)
             out.append(Evaluation(value, None, np.array(players, dtype=np.int64),
                                   np.array(actions, dtype=np.int64)))
