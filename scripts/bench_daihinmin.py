@@ -8,9 +8,13 @@ Figures:
 - ``movegen``: legal-action lists per second over the positions of random games (numba);
 - ``server``: games per second of our UECda server with 5 default clients, in-process and
   over TCP on 127.0.0.1 (our ``blokuszero-uecda`` clients as child processes);
-- ``mc_<policy>``: the Monte Carlo client's search (random / default-like playouts) over the
-  play-phase positions of random games: playouts per second, each with its determinization
-  and UCB1-tuned root selection, and decisions per second at ``--mc-playouts`` per decision;
+- ``mc_<policy>``: the Monte Carlo client's search over the play-phase positions of random
+  games: playouts per second, each with its determinization and UCB1-tuned root selection,
+  and decisions per second at ``--mc-playouts`` per decision, in CPU time (the process's, so
+  that other jobs on the machine count less); playouts ``random``, ``default`` (every player
+  default-like), ``model`` (the opponents play improved models learned from 100 games of the
+  official record in tests/data, the searcher random) and ``model/model`` (the searcher too
+  plays the models pooled);
 - ``model``: the improved opponent model: learning one player's moves of a game, and one
   prediction, in microseconds (over 100 games of random play).
 
@@ -100,26 +104,47 @@ def server_rate(games: int, tcp: bool) -> float:
     return rate
 
 
+def learned_models() -> tuple[np.ndarray, np.ndarray]:
+    """(logp [5, K], modelled [5]): improved models of the five default clients of the
+    official record in tests/data, learned from its first 100 games."""
+    from pathlib import Path
+
+    from blokuszero.games.daihinmin.log import read_log
+    from blokuszero.games.daihinmin.opponent_model import game_moves
+    from blokuszero.games.daihinmin.replay import rules_of
+
+    record = read_log(Path(__file__).parents[1] / "tests" / "data" / "daihinmin_default5_match1.log")
+    game = DaihinminGame(rules_of(record)[0])
+    models = [OpponentModel(improved=True) for _ in range(5)]
+    for g in record.games[:100]:
+        states, movers, actions = game_moves(g, game)
+        for p, model in enumerate(models):
+            model.learn_game(states[movers == p], actions[movers == p])
+    return np.stack([m.logp for m in models]), np.ones(5, np.bool_)
+
+
 def mc_rate(policy: str, playouts: int, seconds: float) -> tuple[float, float]:
-    """(playouts per second, decisions per second) of the Monte Carlo player."""
+    """(playouts per second, decisions per second) of the Monte Carlo player, CPU time."""
     game = DaihinminGame()
     positions = [p for seed in range(10) for p in random_positions(game, seed)
                  if not p.is_terminal() and p.s[E.S_PHASE] == E.P_PLAY
                  and len(p.legal_actions()) > 1]
     player = MonteCarloPlayer(playouts=playouts, playout=policy, seed=0)
+    if player.uses_models:
+        player.playout_models = learned_models()
     player.choose_action(positions[0])  # compile
     done = sims = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
         player.choose_action(positions[done % len(positions)])
         sims += player.last_result.simulations
         done += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return sims / elapsed, done / elapsed
 
 
 def model_times() -> tuple[float, float]:
-    """(microseconds to learn one player's moves of a game, microseconds per prediction)."""
+    """(microseconds to learn one player's moves of a game, microseconds per prediction), CPU."""
     rng = np.random.default_rng(0)
     mine = []
     for seed in range(100):  # player 0's play-phase moves in games of random play
@@ -134,16 +159,16 @@ def model_times() -> tuple[float, float]:
         mine.append((np.array(states).reshape(-1, E.S_SIZE), np.array(actions, np.int64)))
     model = OpponentModel(improved=True)
     model.learn_game(*mine[0])
-    start = time.perf_counter()
+    start = time.process_time()
     for states, actions in mine:
         model.learn_game(states, actions)
-    learn_us = (time.perf_counter() - start) / len(mine) * 1e6
+    learn_us = (time.process_time() - start) / len(mine) * 1e6
     positions = np.concatenate([s for s, _ in mine])
     buf = np.empty(E.MAX_LEGAL, np.int64)
-    start = time.perf_counter()
+    start = time.process_time()
     for s in positions:
         model.predict(s, buf)
-    return learn_us, (time.perf_counter() - start) / len(positions) * 1e6
+    return learn_us, (time.process_time() - start) / len(positions) * 1e6
 
 
 def main() -> None:
@@ -166,7 +191,7 @@ def main() -> None:
         print(f"{name}: best {max(rates):,.0f}/s, median {statistics.median(rates):,.0f}/s "
               f"({'actions per playout' if name == 'playouts' else 'legal actions per position'}"
               f" {runs[0][1]:.1f})")
-    for policy in ("random", "default"):
+    for policy in ("random", "default", "model", "model/model"):
         runs = [mc_rate(policy, args.mc_playouts, args.seconds) for _ in range(args.repeats)]
         best = max(runs)
         out[f"mc_{policy}"] = {"playouts_per_s": best[0], "decisions_per_s": best[1],

@@ -5,8 +5,9 @@
 "cmd:./client -h {host} -p {port}"
 
 Players (comma-separated, 5, player numbers in that order): ``default`` an in-process default
-client; ``mc[:POLICY[:BUDGET]]`` the in-process Monte Carlo client (playouts ``random``,
-``default``, ``model`` or ``model_sample``; BUDGET playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
+client; ``mc[:POLICY[/SELF][:BUDGET]]`` the in-process Monte Carlo client (playouts ``random``,
+``default``, ``model`` or ``model_sample`` for the opponents, ``/SELF`` for its own moves; BUDGET
+playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
 our ``blokuszero-uecda`` client playing SPEC, started as a process and connected over TCP;
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="server seed (default: time); Monte Carlo player n searches with seed + n")
     parser.add_argument("--log", default=None, help="write the game record here")
+    parser.add_argument("--points", default=None,
+                        help="write the points per game and player here (.npy, [games, 5])")
     parser.add_argument("--rank-reset", type=int, default=100, help="FLASH_MIBUN_NUMBER")
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")
@@ -94,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
     points = np.array(result.points, dtype=float)
+    if args.points:
+        np.save(args.points, points)
     print(f"{args.games} games, seed {seed}" + (f", record {args.log}" if args.log else ""))
     for p, name in enumerate(result.names):
         mean = points[:, p].mean()

@@ -10,16 +10,19 @@ import numpy as np
 import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame
+from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.opponent_model import OpponentModel, game_moves
+from blokuszero.games.daihinmin.opponent_model import (OpponentModel, _histogram, game_moves,
+                                                       log_probabilities, score, strengths)
 from blokuszero.games.daihinmin.replay import replay_record, rules_of
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
 from blokuszero.games.daihinmin.tracker import TableTracker
 from blokuszero.players.base import RandomPlayer
-from blokuszero.players.daihinmin_mc import MonteCarloClient, MonteCarloPlayer, make_client
+from blokuszero.players.daihinmin_mc import (MonteCarloClient, MonteCarloPlayer, make_client,
+                                             parse_playout)
 from blokuszero.search.selection import ucb1_tuned_scores
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
@@ -126,30 +129,90 @@ def test_determinizations_keep_own_cards_and_every_count():
                 == np.delete(state.s, range(E.S_HAND, E.S_HAND + 5))).all()
 
 
-@pytest.mark.parametrize("policy", ["random", "default", "model", "model_sample"])
-def test_playout_policies_finish_games(policy):
+def test_determinizations_respect_what_the_exchange_forbids():
+    """The daifugo took the daihinmin's strongest cards, the spade 3 the weakest of them: the
+    daihinmin can hold no card above it, so of the unseen cards only the other three 3s fit
+    its two cards; a plain re-deal almost never gives that (the fallback places them)."""
+    rest = [c for c in range(53) if c not in (0, 1, 2) and c < 40 or c == 52]
+    hands = [1 | sum(1 << c for c in range(40, 52))] + [0] * 4  # p0: spade 3 and every A, 2
+    hands[4] = (1 << 1) | (1 << 2)
+    for i, c in enumerate(rest):
+        hands[1 + i % 3] |= 1 << c
+    state = DaihinminState.from_deal(DaihinminGame(), hands, [0, 1, 2, 3, 4], None)
+    state.s[E.S_RANK:E.S_RANK + 5] = [0, 1, 2, 3, 4]
+    state.s[E.S_TOOK_DAIFUGO] = 1  # the spade 3
+    forbidden = state.forbidden_cards(0)
+    assert int(forbidden[4]) == ((1 << 53) - 1) & ~15 and not forbidden[[0, 1, 2, 3]].any()
+    seen = 0
+    for k in range(200):
+        det = state.sample_determinization(0, np.random.default_rng(k))
+        assert det.hand(0) == hands[0]
+        assert [bin(det.hand(p)).count("1") for p in range(5)] == [13, 13, 13, 12, 2]
+        assert det.hand(4) & ~0b1110 == 0
+        seen |= det.hand(4)
+        assert int(np.bitwise_or.reduce(det.s[E.S_HAND:E.S_HAND + 5])) == (1 << 53) - 1
+    assert seen == 0b1110  # each of the three allowed 3s goes there in some deal
+
+
+@pytest.mark.parametrize("roles", [None, "random", "default", (2, 2, 2, 2, 2), (3, 3, 3, 3, 3),
+                                   (0, 2, 1, 3, 0)])
+def test_playout_policies_finish_games(roles):
     state = DaihinminGame().new_initial_state(7)
     while state.s[E.S_PHASE] != E.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
     E.seed(1)
-    if policy.startswith("model"):
+    policy = roles if isinstance(roles, str) else "roles"
+    if policy == "roles":
         model = OpponentModel(True)
         model.learn_game(state.s[None], np.array([state.legal_actions()[-1]]))
-        state.playout_models = (np.stack([model.logp] * 5), np.ones(5, np.bool_), True)
+        state.playout_roles = (np.array(roles or (0, 0, 0, 0, 0), np.int64),
+                               np.stack([model.logp] * 5), True)
     start = state.clone()
     players, actions = state.playout(policy)
     assert state.is_terminal() and len(actions) > 10
     replay = start.clone()
-    for p, a in zip(players, actions):  # every move legal, and never a pass on an empty field
-        if policy == "random" and replay.s[E.S_FIELD] < 0 and p >= 0:
+    for p, a in zip(players, actions):  # every move legal, never a pass on an empty field
+        if replay.s[E.S_FIELD] < 0 and p >= 0:  # (random: fumiya's rule; the others by design)
             assert a != 0
         replay.apply_action(int(a))
     assert (replay.s == state.s).all()
     with pytest.raises(ValueError, match="unknown Daihinmin playout"):
         start.playout("greedy")
-    start.playout_models = None
-    with pytest.raises(ValueError, match="playout_models"):
-        start.playout("model")
+    start.playout_roles = None
+    with pytest.raises(ValueError, match="playout_roles"):
+        start.playout("roles")
+
+
+def test_model_roles_play_the_models_best_moves():
+    """A player whose role is 'model' plays exactly its model's choice at every turn."""
+    state = DaihinminGame().new_initial_state(9)
+    while state.s[E.S_PHASE] != E.P_PLAY:
+        state.apply_action(int(state.legal_actions()[0]))
+    model = OpponentModel(True)
+    record = read_log(LOG)
+    game = DaihinminGame(rules_of(record)[0])
+    for g in record.games[:30]:
+        states, movers, actions = game_moves(g, game)
+        model.learn_game(states[movers == 0], actions[movers == 0])
+    state.playout_roles = (np.array([2, 0, 0, 0, 0], np.int64), np.stack([model.logp] * 5), True)
+    start = state.clone()
+    E.seed(3)
+    players, actions = state.playout("roles")
+    replay = start.clone()
+    checked = 0
+    for p, a in zip(players, actions):
+        if p == 0:
+            options = {int(x) for x in replay.legal_actions()} - {0}
+            if len(options) == 1:
+                assert a in options
+            elif options:  # the model's score of the move played is the best of them
+                table = strengths(replay.s, True)
+                hist = _histogram(replay.s[E.S_HAND], table)
+                scores = {o: score(model.logp, replay.s, o, table, hist, True) for o in options}
+                assert scores[int(a)] >= max(scores.values()) - 1e-9
+                checked += 1
+        replay.apply_action(int(a))
+    assert checked >= 2
 
 
 def _play(players, games: int, seed: int) -> np.ndarray:
@@ -178,15 +241,34 @@ def test_mc_beats_random_players_clearly():
     assert mean - half > 3.5, (mean, half)  # random play averages 3
 
 
-def test_model_client_learns_its_opponents():
-    client = make_client("mc:model:10", seed=1)
+@pytest.mark.parametrize("spec", ["mc:model:10", "mc:model_sample/model:10"])
+def test_model_client_learns_its_opponents(spec):
+    client = make_client(spec, seed=1)
     run_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}")
                                             for p in range(1, 5)],
               MatchSettings(games=4), seed=6)
     assert client.me == 0 and client.player.playout_models is not None
-    logp, modelled, improved = client.player.playout_models
-    assert list(modelled) == [False, True, True, True, True] and improved
+    logp, modelled = client.player.playout_models
+    own = client.player.own_role == 2
+    assert list(modelled) == [own, True, True, True, True]
     assert client.models[0].counts.sum() == 0 and all(m.counts.sum() > 0 for m in client.models[1:])
+    roles = client.player.roles(0)
+    assert list(roles) == ([2] if own else [0]) + [client.player.opponent_role] * 4
+    if own:  # the searcher plays the four opponents' models pooled
+        pooled = sum(m.counts for m in client.models[1:])
+        assert np.allclose(logp[0], log_probabilities(pooled))
+
+
+def test_playout_specs():
+    assert parse_playout("random") == (0, 0) and parse_playout("default") == (1, 1)
+    assert parse_playout("model") == (2, 0) and parse_playout("model_sample/default") == (3, 1)
+    for bad in ("greedy", "model/greedy", "model/model/model"):
+        with pytest.raises(ValueError, match="playout policy"):
+            parse_playout(bad)
+    player = MonteCarloPlayer(playouts=5, playout="model/model")
+    assert list(player.roles(2)) == [0] * 5  # nothing learned yet: random for all
+    player.playout_models = (np.zeros((5, 1)), np.array([True, False, True, True, True]))
+    assert list(player.roles(2)) == [2, 0, 2, 2, 2]
 
 
 def test_mc_client_plays_a_match_through_the_tables():

@@ -182,8 +182,8 @@ def test_determinizations_over_random_games():
                 assert det.hand(player) == state.hand(player)
                 known = state.known_cards(player)
                 assert all(det.hand(p) & int(known[p]) == int(known[p]) for p in range(5))
-                forbidden = state._forbidden(player)
-                assert all(det.hand(p) & forbidden[p] == 0 for p in range(5))
+                forbidden = state.forbidden_cards(player)
+                assert all(det.hand(p) & int(forbidden[p]) == 0 for p in range(5))
                 assert det.information_state_key(player) == state.information_state_key(player)
                 if player == state.current_player():  # own moves do not depend on hidden cards
                     assert np.array_equal(det.legal_actions(), state.legal_actions())

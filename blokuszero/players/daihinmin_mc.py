@@ -19,8 +19,8 @@ import numpy as np
 from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.default_client import DefaultClient
-from ..games.daihinmin.opponent_model import NUM_MODEL_ENTRIES, OpponentModel
-from ..games.daihinmin.playouts import POLICIES
+from ..games.daihinmin.opponent_model import NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
+from ..games.daihinmin.playouts import DEFAULT, MODEL, POLICIES, RANDOM
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
 from ..games.base import State
@@ -31,47 +31,75 @@ from ..search.selection import UCB1Tuned
 from .base import Player
 
 ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root
-# Before anything is learned 'model' playouts play every player as 'random' does.
-_UNMODELLED = (np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES)), np.zeros(NUM_PLAYERS, np.bool_), True)
+_NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
+
+
+def parse_playout(spec: str) -> tuple[int, int]:
+    """``OPPONENTS[/SELF]`` -> (the opponents' role, the searcher's own role), indices into
+    :data:`~..games.daihinmin.playouts.POLICIES`. Without ``/SELF`` the searcher plays
+    ``random`` and ``default`` as its opponents do, and ``random`` (fumiya's) beside model
+    opponents."""
+    names = spec.split("/")
+    if len(names) > 2 or any(n not in POLICIES for n in names):
+        raise ValueError(f"unknown playout policy {spec!r}; known: OPPONENTS[/SELF], each one of "
+                         f"{', '.join(POLICIES)}")
+    opponents = POLICIES.index(names[0])
+    own = POLICIES.index(names[1]) if len(names) > 1 else (
+        opponents if opponents in (RANDOM, DEFAULT) else RANDOM)
+    return opponents, own
 
 
 class MonteCarloPlayer(Player):
     """Flat determinized Monte Carlo with UCB1-tuned at the root; budget ``playouts`` per
-    decision and/or ``seconds`` (whichever ends first); ``playout`` one of
-    :data:`~..games.daihinmin.playouts.POLICIES`."""
+    decision and/or ``seconds`` (whichever ends first); ``playout`` the playout policies,
+    ``OPPONENTS[/SELF]`` (:func:`parse_playout`). Model roles play the models in
+    :attr:`playout_models`; a player without a model plays ``random``."""
 
     def __init__(self, playouts: int = 1000, seconds: float | None = None,
                  playout: str = "random", c: float = 1.0, seed: int | None = None,
                  game: DaihinminGame | None = None) -> None:
-        if playout not in POLICIES:
-            raise ValueError(f"unknown playout policy {playout!r}; known: {', '.join(POLICIES)}")
+        self.opponent_role, self.own_role = parse_playout(playout)
         config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
         rng = np.random.default_rng(seed)
         self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c),
-                         RolloutEvaluator(playout, rng=rng), rng=rng)
+                         RolloutEvaluator("roles", rng=rng), rng=rng)
         self.playout = playout
-        #: (logp [5, K], modelled [5], improved): the opponents' models 'model' playouts play.
-        self.playout_models: tuple[np.ndarray, np.ndarray, bool] | None = None
+        #: (logp [5, K], modelled [5]): the learned models the model roles play.
+        self.playout_models: tuple[np.ndarray, np.ndarray] | None = None
         self.last_result = None
+
+    @property
+    def uses_models(self) -> bool:
+        return max(self.opponent_role, self.own_role) >= MODEL
+
+    def roles(self, me: int) -> np.ndarray:
+        """[5] each player's playout role when ``me`` searches."""
+        roles = np.full(NUM_PLAYERS, self.opponent_role, np.int64)
+        roles[me] = self.own_role
+        if self.uses_models:
+            modelled = self.playout_models[1] if self.playout_models else np.zeros(5, np.bool_)
+            roles[(roles >= MODEL) & ~modelled] = RANDOM
+        return roles
 
     def choose_action(self, state: State) -> int:
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
-        if self.playout.startswith("model"):
-            state = state.clone()  # the caller's state stays as it was
-            state.playout_models = self.playout_models or _UNMODELLED
+        state = state.clone()  # the caller's state stays as it was
+        logp = self.playout_models[0] if self.playout_models else _NO_MODELS
+        state.playout_roles = (self.roles(state.current_player()), logp, True)
         self.last_result = self.mcts.search(state)
         return choose_action(self.last_result, 0.0, self.mcts.rng)
 
 
 class MonteCarloClient:
     """:class:`MonteCarloPlayer` as a UECda table client: gifts as the standard client gives
-    them (its lowest cards), plays by search from the tracked position. With ``model``
-    playouts it keeps an improved naive-Bayes model per opponent, learned after every game
-    from that game's moves and the hands they were made from (SPEC §7)."""
+    them (its lowest cards), plays by search from the tracked position. With model playouts
+    it keeps an improved naive-Bayes model per opponent, learned after every game from that
+    game's moves and the hands they were made from (SPEC §7); a searcher playing a model
+    itself plays the opponents' models pooled (their counts summed: how this table plays)."""
 
     def __init__(self, **options) -> None:
         self.player = MonteCarloPlayer(**options)
@@ -80,7 +108,7 @@ class MonteCarloClient:
         self.models = [OpponentModel(improved=True) for _ in range(NUM_PLAYERS)]
 
     def on_deal(self, table: np.ndarray) -> np.ndarray | None:
-        if self.player.playout.startswith("model") and self.tracker.actions:
+        if self.player.uses_models and self.tracker.actions:
             self._learn()
         self.tracker.on_deal(table)
         return DefaultClient().on_deal(table)
@@ -90,8 +118,13 @@ class MonteCarloClient:
         for p, model in enumerate(self.models):
             if p != self.me:
                 model.learn_game(states[movers == p], actions[movers == p])
+        logp = np.stack([m.logp for m in self.models])
         modelled = np.array([p != self.me for p in range(NUM_PLAYERS)])
-        self.player.playout_models = (np.stack([m.logp for m in self.models]), modelled, True)
+        if self.player.own_role >= MODEL and 0 <= self.me:
+            pooled = sum(m.counts for p, m in enumerate(self.models) if p != self.me)
+            logp[self.me] = log_probabilities(pooled)
+            modelled[self.me] = True
+        self.player.playout_models = (logp, modelled)
 
     def on_hand(self, table: np.ndarray) -> np.ndarray | None:
         self.tracker.on_hand(table)
@@ -105,7 +138,8 @@ class MonteCarloClient:
         self.tracker.on_field(table)
 
 
-CLIENT_SPECS = "default | mc[:POLICY[:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, mc:random:0.5s)"
+CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, "
+                "mc:random:0.5s, mc:model/model:100)")
 
 
 def make_client(spec: str, seed: int | None = None):

@@ -34,6 +34,10 @@ class Simulation(NamedTuple):
 class Enhancement:
     """A part of a search run at the start, at each expansion and at each backup."""
 
+    #: Whether :meth:`on_backup` reads the simulation's moves (else the loop leaves them
+    #: empty, saving their assembly per simulation).
+    reads_moves: bool = True
+
     def begin(self, tree: Tree, num_players: int, num_actions: int,
               rng: np.random.Generator) -> None:
         """A search starts on ``tree`` (maybe reused from the last search)."""
@@ -83,6 +87,8 @@ class SquaredValues(Enhancement):
     """Per tree row and player, the sum of squared backed-up values (``tree.array
     ("value_sq")``): with ``value_sum`` and ``visits`` the empirical variance UCB1-tuned
     needs."""
+
+    reads_moves = False
 
     def on_backup(self, tree, simulation) -> None:
         add_squares(tree.array("value_sq", shape=(tree.num_players,)), simulation.path,

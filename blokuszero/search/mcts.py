@@ -47,6 +47,8 @@ from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3
 from .tree import ROOT, UNKNOWN_PLAYER, Tree, backup
 
+_NO_MOVES = np.empty(0, np.int64)
+
 #: ``sampler(root_state, player, rng)``: the state a simulation starts from.
 Sampler = Callable[[State, int, np.random.Generator], State]
 
@@ -97,15 +99,20 @@ class SearchResult:
 
 
 @nb.njit(cache=True)
-def _member(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.isin(a, b)`` for the few children of one node (np.isin's set-up costs more)."""
-    out = np.zeros(a.shape[0], np.bool_)
-    for i in range(a.shape[0]):
-        for j in range(b.shape[0]):
-            if a[i] == b[j]:
-                out[i] = True
+def _match_children(mover: np.ndarray, action: np.ndarray, first: int, count: int,
+                    movers: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which of the moves ``(movers, actions)`` no child of rows ``first:first + count``
+    has yet, which of those children are among the moves), in one pass (a node has few
+    children: np.isin's set-up would cost more)."""
+    new = np.ones(actions.shape[0], np.bool_)
+    present = np.zeros(count, np.bool_)
+    for i in range(count):
+        for j in range(actions.shape[0]):
+            if action[first + i] == actions[j] and mover[first + i] == movers[j]:
+                present[i] = True
+                new[j] = False
                 break
-    return out
+    return new, present
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,7 @@ class MCTS:
         if config.dirichlet_epsilon > 0:
             parts.append(RootNoise(config.dirichlet_epsilon, config.dirichlet_alpha))
         self.enhancements: tuple[Enhancement, ...] = tuple(parts)
+        self._moves_read = any(e.reads_moves for e in parts)
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
         self.joint_rule = Exp3(config.exp3_gamma)
@@ -299,6 +307,11 @@ class MCTS:
             self.joint_rule.update(tree, path, value)
         if not self.enhancements:
             return
+        if not self._moves_read:  # e.g. UCB1-tuned's squared values: the path and value only
+            simulation = Simulation(path, _NO_MOVES, _NO_MOVES, value, 0)
+            for e in self.enhancements:
+                e.on_backup(tree, simulation)
+            return
         tree_moves = path[1:]
         if tree.joint:  # joint and chance children carry no move of their own
             tree_moves = tree_moves[tree.mover[tree_moves] >= 0]
@@ -376,20 +389,16 @@ class MCTS:
         adding those not met before; counts their availability."""
         tree = self.tree
         actions, movers = self.shape.children(state, self.root_player, self.game.num_players)
-        width = self.game.num_actions
-        kids = tree.children(node)
-        seen = tree.mover[kids].astype(np.int64) * width + tree.action[kids]
-        here = movers.astype(np.int64) * width + actions
-        new = ~_member(here, seen)
+        first, count = int(tree.first_child[node]), int(tree.num_children[node])
+        new, mask = _match_children(tree.mover, tree.action, first, count, movers, actions)
         if new.any():
             tree.add_children(node, actions[new], movers[new],
-                              np.full(int(new.sum()), 1.0 / (len(kids) + int(new.sum()))))
+                              np.full(int(new.sum()), 1.0 / (count + int(new.sum()))))
             for e in self.enhancements:
                 e.on_expand(tree, node, state)
-            kids = tree.children(node)
-            seen = tree.mover[kids].astype(np.int64) * width + tree.action[kids]
-        mask = _member(seen, here)
-        tree.avail[kids[mask]] += 1
+            first, count = int(tree.first_child[node]), int(tree.num_children[node])
+            _, mask = _match_children(tree.mover, tree.action, first, count, movers, actions)
+        tree.avail[first:first + count] += mask
         return mask
 
     def _select_joint(self, node: int, state: State, path: list[int], mask: np.ndarray | None) -> int:

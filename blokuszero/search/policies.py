@@ -18,6 +18,8 @@ class RootNoise(Enhancement):
     as soon as the root has children (SPEC §3: epsilon 0.25, alpha 0.02 in self-play).
     Drawn from the search's generator."""
 
+    reads_moves = False
+
     def __init__(self, epsilon: float, alpha: float) -> None:
         self.epsilon = epsilon
         self.alpha = alpha

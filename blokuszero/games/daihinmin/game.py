@@ -19,8 +19,9 @@ from . import engine as E
 from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE,
                       NUM_ACTIONS, NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE,
                       T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE, chance_action, give_action)
-from .cards import (FULL_DECK, JOKER, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
+from .cards import (FULL_DECK, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
                     strongest_cards, table_cells_to_string, table_to_hand)
+from .determinization import determinize, known_and_forbidden
 from .opponent_model import NUM_MODEL_ENTRIES
 from .playouts import POLICIES, policy_playout
 from .tables import action_to_table, analyze, table_to_action
@@ -88,15 +89,15 @@ class DaihinminGame(Game):
 class DaihinminState(State):
     """A position: the engine's state vector (see :mod:`.engine`)."""
 
-    __slots__ = ("game", "s", "_buf", "dealt")
+    __slots__ = ("game", "s", "_buf", "dealt", "playout_roles")
 
     def __init__(self, game: DaihinminGame, s: np.ndarray, dealt: tuple[int, ...]) -> None:
         self.game = game
         self.s = s
         self._buf = np.empty(E.MAX_LEGAL, np.int64)
         self.dealt = dealt  # hands as dealt, before the exchange
-        # (logp [5, K], modelled [5], improved) for 'model' playouts; shared by clones.
-        self.playout_models: tuple[np.ndarray, np.ndarray, bool] | None = None
+        # (roles [5], logp [5, K], improved) for 'roles' playouts; shared by clones.
+        self.playout_roles: tuple[np.ndarray, np.ndarray, bool] | None = None
 
     @classmethod
     def from_deal(cls, game: DaihinminGame, hands, seats, ranks=None) -> DaihinminState:
@@ -157,7 +158,7 @@ class DaihinminState(State):
 
     def clone(self) -> DaihinminState:
         other = DaihinminState(self.game, self.s.copy(), self.dealt)
-        other.playout_models = self.playout_models
+        other.playout_roles = self.playout_roles
         return other
 
     def returns(self) -> np.ndarray:
@@ -216,17 +217,13 @@ class DaihinminState(State):
         """[5] cards ``player`` knows to be in each player's hand: its own hand, and from the
         exchange the cards it gave (as daifugo or fugo) or had taken (as daihinmin or hinmin)
         that their receiver has not played yet."""
-        s = self.s
-        known = np.zeros(NUM_PLAYERS, np.int64)
-        known[player] = s[E.S_HAND + player]
-        rank = int(s[E.S_RANK + player])
-        links = {0: (4, E.S_GAVE_DAIFUGO), 1: (3, E.S_GAVE_FUGO),
-                 4: (0, E.S_TOOK_DAIFUGO), 3: (1, E.S_TOOK_FUGO)}
-        if rank in links:
-            other_rank, field = links[rank]
-            other = int(E.player_of_rank(s, other_rank))
-            known[other] = s[field] & s[E.S_HAND + other]  # cards it still holds
-        return known
+        return known_and_forbidden(self.s, player)[0]
+
+    def forbidden_cards(self, player: int) -> np.ndarray:
+        """[5] cards ``player`` knows each player cannot hold: after it received an opponent's
+        strongest cards in the exchange, that opponent holds none stronger than the weakest
+        of them (but for cards ``player`` gave it back)."""
+        return known_and_forbidden(self.s, player)[1]
 
     def information_state(self, player: int) -> dict:
         """What ``player`` knows: own hand, every player's card count, the field, the cards
@@ -261,55 +258,12 @@ class DaihinminState(State):
 
     def sample_determinization(self, player: int, rng: np.random.Generator) -> DaihinminState:
         """The opponents' hands re-dealt from the cards ``player`` has not seen, each keeping
-        its card count and the cards ``player`` knows it holds; when ``player`` received an
-        opponent's strongest cards in the exchange, that opponent is dealt none stronger than
-        the weakest of them (retrying, then placing such cards elsewhere first)."""
-        s = self.s
-        known = self.known_cards(player)
-        counts = np.array([bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]])
-        unseen = FULL_DECK & ~int(s[E.S_PLAYED]) & ~int(np.bitwise_or.reduce(known))
-        pool = np.array(cards_of(unseen), np.int64)
-        need = counts - np.array([bin(int(k)).count("1") for k in known])
-        forbidden = self._forbidden(player)
-        hands = [int(k) for k in known]
-        others = [p for p in range(NUM_PLAYERS) if p != player]
-        for _ in range(100):
-            deck = rng.permutation(pool)
-            trial, at = list(hands), 0
-            for p in others:
-                trial[p] |= hand_of(deck[at:at + need[p]])
-                at += need[p]
-            if all(trial[p] & forbidden[p] == 0 for p in others):
-                return self._with_hands(trial)
-        # Rare: place the restricted cards first among the players allowed them.
-        trial, left = list(hands), need.copy()
-        deck = list(rng.permutation(pool))
-        deck.sort(key=lambda c: -sum(forbidden[p] >> int(c) & 1 for p in others))
-        for c in deck:
-            allowed = [p for p in others if left[p] > 0 and not forbidden[p] >> int(c) & 1]
-            p = allowed[int(rng.integers(len(allowed)))] if allowed else [
-                q for q in others if left[q] > 0][0]
-            trial[p] |= 1 << int(c)
-            left[p] -= 1
-        return self._with_hands(trial)
-
-    def _forbidden(self, player: int) -> list[int]:
-        """Per player, the cards ``player`` knows it cannot hold from the exchange."""
-        s = self.s
-        out = [0] * NUM_PLAYERS
-        rank = int(s[E.S_RANK + player])
-        took = {0: (4, E.S_TOOK_DAIFUGO), 1: (3, E.S_TOOK_FUGO)}
-        if rank in took and s[took[rank][1]]:
-            giver = int(E.player_of_rank(s, took[rank][0]))
-            weakest = min(_STRENGTH[c] for c in cards_of(int(s[took[rank][1]])))
-            stronger = hand_of(c for c in range(NUM_CARDS) if _STRENGTH[c] > weakest)
-            gave = int(s[E.S_GAVE_DAIFUGO] if rank == 0 else s[E.S_GAVE_FUGO])
-            out[giver] = stronger & ~gave
-        return out
-
-    def _with_hands(self, hands: list[int]) -> DaihinminState:
-        other = self.clone()
-        other.s[E.S_HAND:E.S_HAND + 5] = hands
+        its card count and :meth:`known_cards`, none holding a :meth:`forbidden_cards` card
+        (:func:`.determinization.determinize`, in numba, drawn from ``rng``)."""
+        out = self.s.copy()
+        determinize(self.s, player, out, rng.bit_generator.random_raw() >> 1)
+        other = DaihinminState(self.game, out, self.dealt)
+        other.playout_roles = self.playout_roles
         return other
 
     # --- fast paths and helpers ---
@@ -317,21 +271,25 @@ class DaihinminState(State):
     def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray,
                                                                             np.ndarray]:
         """Play to the end in place (numba); (players, actions). ``uniform``: any legal
-        action; ``random``, ``default``, ``model``, ``model_sample``: the Monte Carlo client's
-        policies (:mod:`.playouts`; the model ones play the models in :attr:`playout_models`)."""
+        action; ``random`` or ``default``: every player by that policy of the Monte Carlo
+        client (:mod:`.playouts`); ``roles``: each player by its own policy, as
+        :attr:`playout_roles` (roles [5] indices into POLICIES, the models' log tables
+        [5, K], improved) says."""
         players = np.empty(E.MAX_MOVES, np.int64)
         actions = np.empty(E.MAX_MOVES, np.int64)
         if policy == "uniform":
             t = E.playout(self.s, players, actions, self._buf)
-        elif policy in POLICIES:
-            if policy.startswith("model") and self.playout_models is None:
-                raise ValueError("'model' playouts need playout_models (the opponents' models)")
-            logp, modelled, improved = self.playout_models or _NO_MODELS
-            t = policy_playout(self.s, POLICIES.index(policy), logp, modelled, improved,
-                               players, actions, self._buf)
+        elif policy in ("random", "default", "roles"):
+            if policy == "roles":
+                if self.playout_roles is None:
+                    raise ValueError("'roles' playouts need playout_roles (each player's policy)")
+                roles, logp, improved = self.playout_roles
+            else:
+                roles, logp, improved = _ALL_ROLES[policy], _NO_MODELS, False
+            t = policy_playout(self.s, roles, logp, improved, players, actions, self._buf)
         else:
             raise ValueError(f"unknown Daihinmin playout policy {policy!r}; known: uniform, "
-                             f"{', '.join(POLICIES)}")
+                             f"random, default, roles")
         return players[:t], actions[:t]
 
     def hand(self, player: int) -> int:
@@ -389,13 +347,9 @@ class DaihinminState(State):
         return "\n".join(lines)
 
 
-_STRENGTH = np.zeros(NUM_CARDS, np.int64)  # [53] exchange strength: joker highest, then 2S ..
-_STRENGTH[JOKER] = 100
-for _c in range(52):
-    _STRENGTH[_c] = (_c // 4) * 4 + (3 - _c % 4)
-
-
-_NO_MODELS = (np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES)), np.zeros(NUM_PLAYERS, np.bool_), False)
+_NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
+_ALL_ROLES = {name: np.full(NUM_PLAYERS, POLICIES.index(name), np.int64)
+              for name in ("random", "default")}
 
 
 def _hash(data: bytes) -> int:

@@ -1,13 +1,15 @@
 """Playout policies of the Monte Carlo client (SPEC §7), numba kernels over position vectors.
 
+Each player of a playout plays one of :data:`POLICIES` (its role):
+
 - ``random``: fumiya's: a uniformly random legal action, never a pass on an empty field;
 - ``default``: like the standard client: the weakest legal play that breaks no group or run
   in hand (:func:`.opponent_model.shape_bits`), else the weakest play; passes only when it
   must;
-- ``model``: each player with a learned opponent model plays that model's move
-  (:func:`.opponent_model.choose`); players without one play ``random``;
-- ``model_sample``: as ``model``, the move drawn in proportion to the model's score
-  (:func:`.opponent_model.sample`) rather than its best.
+- ``model``: the best move of that player's learned opponent model
+  (:func:`.opponent_model.choose`);
+- ``model_sample``: a move drawn in proportion to that model's score
+  (:func:`.opponent_model.sample`), the paper's suggestion for diverse playouts.
 
 A chance node (20 stalled turns) draws its outcome uniformly, as the server does.
 """
@@ -22,6 +24,7 @@ from .actions import PASS
 from .opponent_model import choose, move_class, sample, shape_bits, strengths
 
 POLICIES = ("random", "default", "model", "model_sample")
+RANDOM, DEFAULT, MODEL, MODEL_SAMPLE = range(4)
 
 
 @nb.njit(cache=True)
@@ -49,12 +52,11 @@ def _default_like(s: np.ndarray, buf: np.ndarray) -> int:
 
 
 @nb.njit(cache=True)
-def policy_playout(s: np.ndarray, policy: int, logp: np.ndarray, modelled: np.ndarray,
-                   improved: bool, players: np.ndarray, actions: np.ndarray,
-                   buf: np.ndarray) -> int:
-    """Play ``s`` to the end in place with policy ``POLICIES[policy]``; ``logp`` [5, K] the
-    players' model tables, used where ``modelled[p]``. Fills ``players`` / ``actions`` (-3
-    for chance) and returns how many moves were made."""
+def policy_playout(s: np.ndarray, roles: np.ndarray, logp: np.ndarray, improved: bool,
+                   players: np.ndarray, actions: np.ndarray, buf: np.ndarray) -> int:
+    """Play ``s`` to the end in place, player ``p`` by policy ``POLICIES[roles[p]]``;
+    ``logp`` [5, K] the players' model tables (read for the model roles). Fills ``players``
+    / ``actions`` (-3 for chance) and returns how many moves were made."""
     t = 0
     while s[E.S_PHASE] != E.P_OVER:
         if s[E.S_PHASE] != E.P_PLAY:
@@ -62,11 +64,12 @@ def policy_playout(s: np.ndarray, policy: int, logp: np.ndarray, modelled: np.nd
             a = buf[np.random.randint(n)]
         else:
             p = s[E.S_PLAYER]
-            if policy == 1:
+            role = roles[p]
+            if role == DEFAULT:
                 a = _default_like(s, buf)
-            elif policy == 2 and modelled[p]:
+            elif role == MODEL:
                 a = choose(logp[p], s, improved, buf)
-            elif policy == 3 and modelled[p]:
+            elif role == MODEL_SAMPLE:
                 a = sample(logp[p], s, improved, buf)
             else:
                 a = _random(s, buf)
