@@ -196,7 +196,7 @@ def test_the_switch_reaches_the_network_player():
     player = make_player(go, {"preset": "alphazero", "model": "b2c32conv", "gumbel": True,
                               "simulations": 4}, seed=0)
     assert isinstance(player.mcts.root_policy, GumbelRoot)
-    assert player.mcts.config.gumbel_scale == 0  # the player's preset: no noise in play
+    assert player.mcts.config.gumbel_scale == 0  # a player plays without noise by default
     state = go.new_initial_state()
     assert player.choose_action(state) in state.legal_actions()
 
@@ -220,3 +220,21 @@ def test_a_checkpoint_plays_with_the_search_it_was_trained_with(tmp_path):
     assert isinstance(puct.mcts.rule, PUCT) and puct.mcts.rule.q_init == "parent"
     assert puct.mcts.rule.c_init == 2.0
     assert math.isclose(puct.mcts.rule.c_base, 19_625.0)
+
+
+def test_the_arena_plays_a_checkpoint_with_its_training_settings(tmp_path):
+    from blokuszero.match.arena import Match, run_match
+
+    torch.manual_seed(0)
+    model = build_model("b2c32conv", "go9")
+    run = {"search": {"gumbel": True, "gumbel_considered": 4, "q_init": "parent"}}
+    path = save_network(tmp_path / "ckpt", 10, "b2c32conv", model.state_dict(), json.dumps(run),
+                        model_config=dataclasses.asdict(model.config))
+    match = Match("go9", ["net", "random"], {"net": {"preset": "alphazero", "checkpoint": str(path),
+                                                     "simulations": 3},
+                                             "random": {"preset": "random"}},
+                  random_opening_moves=0)
+    summary = run_match(match, 1, 0, tmp_path / "match", progress=False)
+    config = summary["players"]["net"]["config"]
+    assert config["gumbel"] is True and config["gumbel_considered"] == 4 and config["q_init"] == "parent"
+    assert config["simulations"] == 3

@@ -49,12 +49,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "go_rave": GO_RAVE,
     # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
     "go_rave_pattern": {**GO_RAVE, "k": 1.5},
-    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move (Gumbel's: the best of
-    # the most visited). A checkpoint's own search settings (gumbel, c_base, ...: those it
-    # was trained with) replace these where the spec does not name them (make_player).
+    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move (with gumbel: true, the
+    # best of the most visited, and no Gumbel noise unless gumbel_scale says so). A checkpoint's
+    # own search settings (those it was trained with) replace these where the spec does not
+    # name them (player_settings).
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
-                  "simulations": 800, "gumbel": False, "c_base": 19_625.0, "c_init": 1.25,
-                  "gumbel_scale": 0.0, "device": "cpu"},
+                  "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
@@ -191,7 +191,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
                                  cache_size=s.get("cache_size", 0))
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
-        "expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
+        "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
                       temperature_moves=s.get("temperature_moves", 0))
 
@@ -208,15 +208,22 @@ def trained_search(checkpoint: str) -> dict[str, Any]:
     return {k: search[k] for k in TRAINED_SEARCH if k in search}
 
 
-def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
-    """A player for ``game`` from a spec (see the module docstring). A network player with a
-    checkpoint searches as its run trained it (:func:`trained_search`) unless the spec says
-    otherwise: preset < checkpoint's settings < the spec's own."""
+def player_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a player made from ``spec`` plays with: :func:`resolve_spec`'s, and for a
+    network player with a checkpoint the search settings its run trained with
+    (:func:`trained_search`) where the spec names none: preset < checkpoint < the spec's own."""
     s = resolve_spec(spec)
     if s["kind"] == "alphazero" and s.get("checkpoint"):
         own = {k: v for k, v in spec.items() if k != "preset"}
         s = resolve_spec({**PRESETS.get(spec.get("preset"), {}), **trained_search(s["checkpoint"]),
                           **own})
+    return s
+
+
+def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
+    """A player for ``game`` from a spec (see the module docstring), with
+    :func:`player_settings`."""
+    s = player_settings(spec)
     rng = np.random.default_rng(seed)
     if s["kind"] == "random":
         return RandomPlayer(rng)
