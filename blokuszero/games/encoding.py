@@ -78,13 +78,16 @@ class Encoder(abc.ABC):
 
     Attributes: ``game``; ``num_planes`` (C), ``board_size`` (H = W), ``num_actions`` (A, the
     game's), ``num_players`` (P); ``symmetries``: the ids k of the exact board symmetries
-    (0 = identity), those augmentation may use.
+    (0 = identity), those augmentation may use; ``score_scale``: see above.
     """
 
     game: Game
     num_planes: int
     board_size: int
     symmetries: tuple[int, ...] = (0,)
+    #: The size of a final score (``state.scores()``; the returns for a game without scores):
+    #: the auxiliary score head learns scores divided by it.
+    score_scale: float = 1.0
 
     @property
     def num_actions(self) -> int:

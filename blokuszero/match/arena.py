@@ -26,7 +26,7 @@ from ..files import write_atomic
 from ..games.base import Game, State
 from ..games.registry import make_game
 from ..players.base import Player, Resign
-from ..players.factory import make_player, resolve_spec
+from ..players.factory import make_player, player_settings, resolve_spec
 from ..protocols.gtp import GtpError
 from ..settings import check_value
 from .referee import GtpReferee
@@ -209,7 +209,7 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
     for name in dict.fromkeys(match.seats):
         by_seat = [[(r["returns"][i], r["scores"][i]) for r in records if r["seating"][i] == name]
                    for i in range(len(match.seats))]
-        players[name] = {"config": resolve_spec(match.players[name]),
+        players[name] = {"config": player_settings(match.players[name]),
                          **rate([result for seat in by_seat for result in seat]),
                          "by_seat": [rate(seat) for seat in by_seat]}
     return {"game": match.game, "games": len(records), "seats": list(match.seats),

@@ -47,6 +47,7 @@ class ModelConfig:
     num_players: int | None = None  # value outputs
     policy_head: str = "fc"  # one of POLICY_HEADS: "fc" (the paper's) or "conv"
     value_head: str = "fc"  # one of VALUE_HEADS: "fc" (the paper's) or "pool"
+    score_head: bool = False  # KataGo's auxiliary head: each player's final score (not in the paper)
     game: str = "blokus"  # the game (a registry name: blokus, go9, ...) whose encoder feeds the network
 
     def __post_init__(self) -> None:
@@ -171,6 +172,9 @@ class PolicyValueNet(nn.Module):
         value_inputs = c.value_filters if c.value_head == "pool" else c.value_filters * squares
         self.value_fc1 = nn.Linear(value_inputs, c.value_hidden)
         self.value_fc2 = nn.Linear(c.value_hidden, c.num_players)
+        if c.score_head:  # a head of its own on the value head's features: no tanh, any scale
+            self.score_fc1 = nn.Linear(value_inputs, c.value_hidden)
+            self.score_fc2 = nn.Linear(c.value_hidden, c.num_players)
         self._initialise()
 
     @property
@@ -190,6 +194,13 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """planes [B, C, H, W] -> (policy logits [B, A], values in [-1, 1] [B, P])."""
+        logits, values, _ = self.heads(planes, scores=False)
+        return logits, values
+
+    def heads(self, planes: torch.Tensor, scores: bool = True):
+        """planes -> (policy logits [B, A], values [B, P], scores [B, P] or None): the score
+        head's output (each player's final score in the mover's frame, scaled by the encoder's
+        ``score_scale``) where the network has one and ``scores`` asks for it."""
         x = self.blocks(self.stem(planes))
         if self.config.policy_head == "fc":
             logits = self.policy_fc(self.policy_conv(x).flatten(1))
@@ -198,8 +209,12 @@ class PolicyValueNet(nn.Module):
         v = self.value_conv(x)
         if self.config.value_head == "pool":
             v = v.mean(dim=(2, 3))
-        hidden = torch.relu(self.value_fc1(v.flatten(1)))
-        return logits, torch.tanh(self.value_fc2(hidden))
+        v = v.flatten(1)
+        values = torch.tanh(self.value_fc2(torch.relu(self.value_fc1(v))))
+        predicted = None
+        if scores and self.config.score_head:
+            predicted = self.score_fc2(torch.relu(self.score_fc1(v)))
+        return logits, values, predicted
 
 
 def build_model(name: str, game: str = "blokus", **overrides) -> PolicyValueNet:

@@ -18,7 +18,8 @@ from ..games.base import Game, State
 from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.evaluators import RolloutEvaluator
-from ..search.mcts import MCTS, MCTSConfig
+from ..search.alphazero import network_search
+from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, UCB1Tuned
 from ..settings import check_value
@@ -48,7 +49,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "go_rave": GO_RAVE,
     # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
     "go_rave_pattern": {**GO_RAVE, "k": 1.5},
-    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move.
+    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move (with gumbel: true, the
+    # best of the most visited, and no Gumbel noise unless gumbel_scale says so). A checkpoint's
+    # own search settings (those it was trained with) replace these where the spec does not
+    # name them (player_settings).
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
@@ -64,8 +68,8 @@ _OPTIONS = {
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
-    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "c_base", "c_init", "q_init", "device",
-                                 "temperature_moves", "cache_size"},
+    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
+                                 "q_init", "device", "temperature_moves", "cache_size"},
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
@@ -82,7 +86,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "playout": str, "epsilon": float, "temperature_moves": int, "form": str, "c_rave": float,
     "k_rave": float, "k": float, "l": float, "beta_unweighted": bool, "first_play_urgency": float,
     "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
-    "command": str}
+    "command": str, "gumbel": bool}
 _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "simulations": {"low": 0}, "time_limit": {"above": 0}, "expand_threshold": {"low": 0},
     "dirichlet_epsilon": {"low": 0, "high": 1}, "dirichlet_alpha": {"above": 0}, "max_depth": {"low": 1},
@@ -90,7 +94,15 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "c_base": {"above": 0}, "c_init": {"low": 0}, "q_init": {"choices": ("parent",)},
     "epsilon": {"low": 0, "high": 1}, "temperature_moves": {"low": 0}, "c_rave": {"low": 0},
     "k_rave": {"low": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
-    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")}}
+    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")},
+    "root_policy": {"choices": ROOT_POLICIES},
+    "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
+    "c_scale": {"above": 0}}
+
+#: The search settings of a training run (its ``search`` group) that a network player takes
+#: from its checkpoint: how the network searched while it learnt. Self-play's exploration
+#: (noise, temperature, playout caps) and its budget stay the player's own.
+TRAINED_SEARCH = ("gumbel", "c_base", "c_init", "q_init", "gumbel_considered", "c_visit", "c_scale")
 
 
 def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
@@ -177,15 +189,41 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     # The evaluator checks that the network was built for this game's encoding.
     evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
                                  cache_size=s.get("cache_size", 0))
-    config = MCTSConfig(**{"expand_threshold": 0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    rule = make_rule("puct", s)
+    puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
+    config, rule = network_search(s.get("gumbel", False), **puct, **{
+        "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
                       temperature_moves=s.get("temperature_moves", 0))
 
 
-def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
-    """A player for ``game`` from a spec (see the module docstring)."""
+def trained_search(checkpoint: str) -> dict[str, Any]:
+    """The :data:`TRAINED_SEARCH` settings of the run that wrote ``checkpoint`` (its stored
+    config's ``search`` group); empty for a checkpoint that stores no config."""
+    import json
+
+    from ..nn.checkpoint import load_checkpoint
+
+    stored = load_checkpoint(checkpoint).get("config")
+    search = json.loads(stored).get("search", {}) if stored else {}
+    return {k: search[k] for k in TRAINED_SEARCH if k in search}
+
+
+def player_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a player made from ``spec`` plays with: :func:`resolve_spec`'s, and for a
+    network player with a checkpoint the search settings its run trained with
+    (:func:`trained_search`) where the spec names none: preset < checkpoint < the spec's own."""
     s = resolve_spec(spec)
+    if s["kind"] == "alphazero" and s.get("checkpoint"):
+        own = {k: v for k, v in spec.items() if k != "preset"}
+        s = resolve_spec({**PRESETS.get(spec.get("preset"), {}), **trained_search(s["checkpoint"]),
+                          **own})
+    return s
+
+
+def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
+    """A player for ``game`` from a spec (see the module docstring), with
+    :func:`player_settings`."""
+    s = player_settings(spec)
     rng = np.random.default_rng(seed)
     if s["kind"] == "random":
         return RandomPlayer(rng)

@@ -26,13 +26,16 @@ class SelfPlayWorker:
     them to the buffer."""
 
     def __init__(self, game: str, model_name: str, settings: SelfPlaySettings, seed: int,
-                 device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1) -> None:
+                 device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1,
+                 score_head: bool = False) -> None:
         torch.set_num_threads(threads)
         context = ray.get_runtime_context()
         if context.was_current_actor_reconstructed:
             seed = int(np.random.SeedSequence([seed, time.time_ns()]).generate_state(1)[0])
         rules = make_game(game)
-        self.evaluator = NetworkEvaluator(build_model(model_name, game), make_encoder(rules),
+        # The learner's shape (its weights load here); the score head is not used in search.
+        self.evaluator = NetworkEvaluator(build_model(model_name, game, score_head=score_head),
+                                          make_encoder(rules),
                                           device=device, half=half, cache_size=cache_size)
         self.selfplay = LockstepSelfPlay(rules, self.evaluator, settings, seed)
         self.version = -1

@@ -71,6 +71,25 @@ class SearchSettings(Settings):
     dirichlet_alpha: float = setting(0.02, above=0)  # root noise Dir(alpha) ...
     dirichlet_epsilon: float = setting(0.25, low=0, high=1)  # ... mixed in with this weight
     temperature_moves: int = setting(20, low=0)  # moves sampled by visit count, then the most visited
+    # false: the paper's PUCT, Dirichlet noise and visit counts as target; true: Gumbel (Danihelka
+    # et al. 2022: Gumbel-top-k and sequential halving at the root, the improved policy as
+    # target, no Dirichlet noise, no temperature; search/alphazero.py).
+    gumbel: bool = setting(False)
+    gumbel_considered: int = setting(16, low=1)  # gumbel: root moves sampled (m; mctx: 16)
+    gumbel_scale: float = setting(1.0, low=0)  # gumbel: scale of the root's Gumbel noise
+    c_visit: float = setting(50.0, low=0)  # gumbel: sigma(q) = (c_visit + max N) * c_scale * q
+    c_scale: float = setting(0.1, above=0)
+    # Playout cap randomisation (Wu 2019, KataGo): a share full_search_fraction of moves is
+    # searched with `simulations` and recorded as policy targets, the rest with fast_simulations
+    # (no root noise) and not recorded as policy targets (their values still train). 0: off.
+    fast_simulations: int = setting(0, low=0)
+    full_search_fraction: float = setting(0.25, above=0, high=1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.fast_simulations >= self.simulations:
+            raise SettingError("fast_simulations", f"must be fewer than search.simulations "
+                               f"({self.simulations}), not {self.fast_simulations}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +131,9 @@ class ScheduleSettings(Settings):
     augment: bool = setting(False)  # random board rotations of training positions (not in the paper)
     # outcome (+1 / -1, the paper's) or margin (graded by the score margin; see records.py).
     value_target: str = setting("outcome", choices=VALUE_TARGETS)
+    # KataGo's auxiliary score target (Wu 2019): > 0 gives the network a score head (each seat's
+    # final score, scaled by the game's encoder) trained with this loss weight; 0: no head.
+    score_weight: float = setting(0.0, low=0)
     checkpoint_every: int = setting(1_000, low=1)  # steps between checkpoints (and at each phase's end)
     keep_checkpoints: int = setting(3, low=1)  # newest checkpoints kept
     log_every: int = setting(50, low=1)  # steps between TensorBoard points

@@ -12,12 +12,17 @@ __all__ = ["Learner", "LearnerSettings"]
 
 
 class Learner:
-    """Owns the model being trained and its optimiser; ``step`` counts updates done."""
+    """Owns the model being trained and its optimiser; ``step`` counts updates done.
+    ``score_weight > 0`` trains the model's score head too (it must have one)."""
 
-    def __init__(self, model: torch.nn.Module, settings: LearnerSettings, device: str = "cpu") -> None:
+    def __init__(self, model: torch.nn.Module, settings: LearnerSettings, device: str = "cpu",
+                 score_weight: float = 0.0) -> None:
+        if score_weight > 0 and not getattr(getattr(model, "config", None), "score_head", False):
+            raise ValueError("a score weight needs a network with a score head (score_head=True)")
         self.device = torch.device(device)
         self.model = model.to(self.device)
         self.settings = settings
+        self.score_weight = score_weight
         self.optimizer = torch.optim.SGD(model.parameters(), lr=settings.learning_rate,
                                          momentum=settings.momentum, weight_decay=settings.weight_decay)
         self.step = 0
@@ -43,12 +48,17 @@ class Learner:
             group["lr"] = lr
         self.model.train()
         planes = torch.tensor(batch.planes, device=self.device)  # Ray hands over read-only arrays
-        logits, values = self.model(planes)
+        if self.score_weight > 0:
+            logits, values, scores = self.model.heads(planes)
+        else:
+            (logits, values), scores = self.model(planes), None
         num_actions = logits.shape[1]
         target_pi = self._dense(batch.policy_index, batch.policy_probs, num_actions, torch.float32)
         legal = self._dense(batch.legal_index, (batch.legal_index >= 0), num_actions, torch.bool)
         target_z = torch.tensor(batch.values, device=self.device)
-        losses = policy_value_loss(logits, values, target_pi, target_z, legal)
+        target_scores = torch.tensor(batch.scores, device=self.device) if scores is not None else None
+        losses = policy_value_loss(logits, values, target_pi, target_z, legal, scores, target_scores,
+                                   self.score_weight)
         self.optimizer.zero_grad(set_to_none=True)
         losses.total.backward()
         self.optimizer.step()
@@ -57,7 +67,8 @@ class Learner:
             entropy = -(log_p.exp() * log_p.masked_fill(~legal, 0.0)).sum(dim=1).mean()
             seat_values = values.mean(dim=0)
         metrics = {"loss/total": losses.total.item(), "loss/value": losses.value.item(),
-                   "loss/policy": losses.policy.item(), "policy/entropy": entropy.item(),
+                   "loss/policy": losses.policy.item(), "loss/score": losses.score.item(),
+                   "policy/entropy": entropy.item(),
                    "train/learning_rate": lr}
         metrics.update({f"value/seat_{j}": float(v) for j, v in enumerate(seat_values)})
         return metrics

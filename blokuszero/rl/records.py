@@ -18,8 +18,9 @@ class GameRecord:
     players: np.ndarray  # [T] int8: who made move t
     actions: np.ndarray  # [T] int32: move t (placement id)
     policy_start: np.ndarray  # [T + 1] int64: position t's targets are [policy_start[t], policy_start[t+1])
-    policy_actions: np.ndarray  # [K] int32: root moves the search visited
-    policy_probs: np.ndarray  # [K] float32: pi, the normalised visit counts
+    policy_actions: np.ndarray  # [K] int32: root moves with a target probability
+    policy_probs: np.ndarray  # [K] float32: pi (visit counts normalised, or Gumbel's improved
+    #                           policy); a position with none (a fast search) has no target
     returns: np.ndarray  # [P] float32: outcome per player (+1 win, -1 loss)
     scores: np.ndarray  # [P] float32: final score per player (Blokus: the advanced score)
     weights_version: int  # network version that played the game
@@ -80,11 +81,13 @@ class RecordBuilder:
         self.actions: list[int] = []
         self.targets: list[tuple[np.ndarray, np.ndarray]] = []
 
-    def add(self, player: int, action: int, root_actions: np.ndarray, visits: np.ndarray) -> None:
-        visited = visits > 0
+    def add(self, player: int, action: int, target_actions: np.ndarray, target_probs: np.ndarray) -> None:
+        """Move ``action`` by ``player`` and the position's policy target (moves and their
+        probabilities: search.policies.policy_target; none for a position not recorded as a
+        policy target)."""
         self.players.append(player)
         self.actions.append(action)
-        self.targets.append((root_actions[visited], visits[visited] / visits[visited].sum()))
+        self.targets.append((np.asarray(target_actions), np.asarray(target_probs)))
 
     def finish(self, returns: np.ndarray, scores: np.ndarray) -> GameRecord:
         sizes = [len(a) for a, _ in self.targets]

@@ -37,6 +37,7 @@ class TrainingBatch:
     policy_probs: np.ndarray  # [B, K] float32 pi at those actions
     legal_index: np.ndarray  # [B, L] int64 legal actions (-1: padding)
     values: np.ndarray  # [B, P] float32 z in the mover's frame
+    scores: np.ndarray  # [B, P] float32 final scores / the encoder's score_scale, mover's frame
 
 
 def _pad(rows: list[np.ndarray], fill, dtype) -> np.ndarray:
@@ -180,7 +181,7 @@ class ReplayBuffer:
         picks = rng.integers(self._cumulative[-1], size=batch_size)
         game_index = np.searchsorted(self._cumulative, picks, side="right")
         encoder = self.encoder
-        states, pol_idx, pol_p, legal, values = [], [], [], [], []
+        states, pol_idx, pol_p, legal, values, scores = [], [], [], [], [], []
         for g, pick in zip(game_index, picks):
             game = self.games[int(g)][1]
             t = int(pick - (self._cumulative[g - 1] if g > 0 else 0))
@@ -191,16 +192,19 @@ class ReplayBuffer:
             pol_p.append(probs)
             legal.append(state.legal_actions())
             values.append(encoder.to_mover_frame(game.value_target(self.value_target), int(game.players[t])))
+            scores.append(encoder.to_mover_frame(game.scores, int(game.players[t])))
         planes = encoder.encode_batch(states)
         values = np.asarray(values, np.float32)
+        scores = (np.asarray(scores, np.float64) / encoder.score_scale).astype(np.float32)
         if augment:
             symmetries = np.asarray(encoder.symmetries)
             for i, k in enumerate(symmetries[rng.integers(len(symmetries), size=batch_size)]):
                 planes[i] = encoder.transform_planes(planes[i], int(k))
                 values[i] = encoder.transform_values(values[i], int(k))
+                scores[i] = encoder.transform_values(scores[i], int(k))
                 pol_idx[i] = encoder.transform_actions(pol_idx[i], int(k))
                 legal[i] = encoder.transform_actions(legal[i], int(k))
         return TrainingBatch(planes=planes, policy_index=_pad(pol_idx, -1, np.int64),
                              policy_probs=_pad(pol_p, 0.0, np.float32),
-                             legal_index=_pad(legal, -1, np.int64), values=values)
+                             legal_index=_pad(legal, -1, np.int64), values=values, scores=scores)
 

@@ -1,15 +1,17 @@
 """Self-play of many games in lockstep, their leaves evaluated in one network batch.
 
 Every round, each game's tree gives ``leaves_per_tree`` leaves (virtual loss keeps them
-apart); all non-terminal leaves of all games go to the evaluator at once. After
-``simulations`` simulations per tree, every game plays a move: sampled in proportion to the
-visit counts for its first ``temperature_moves`` moves, the most visited after (SPEC §3).
-A finished game is handed on and a new one takes its slot.
+apart); all non-terminal leaves of all games go to the evaluator at once. A game whose search
+has run its budget plays its move (search/alphazero.py: PUCT's sampled in proportion to the
+visit counts for the first ``temperature_moves`` moves, the most visited after (SPEC §3);
+Gumbel's root policy's own) and starts its next search in the same round. With playout cap
+randomisation (``fast_simulations > 0``, Wu 2019) each move is a full search with probability
+``full_search_fraction`` and a fast one without root noise otherwise; only full searches are
+recorded as policy targets. A finished game is handed on and a new one takes its slot.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,10 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..games.base import Game, State
+from ..search.alphazero import network_search
 from ..search.evaluators import Evaluator
-from ..search.mcts import MCTS, MCTSConfig
-from ..search.policies import choose_action, move_temperature
-from ..search.selection import PUCT
+from ..search.mcts import MCTS
+from ..search.policies import choose_action, move_temperature, policy_target
 from ..settings import SettingError
 from .config import LockstepSettings, SearchSettings
 from .records import GameRecord, RecordBuilder
@@ -34,9 +36,10 @@ class SelfPlaySettings(LockstepSettings, SearchSettings):
         super().__post_init__()
         # The first round's leaves all stop at the unexpanded root: with no more simulations than
         # leaves per tree, no child is ever visited and there is no move to choose.
-        if self.simulations <= self.leaves_per_tree:
-            raise SettingError("search.simulations", f"must be more than selfplay.leaves_per_tree "
-                               f"({self.leaves_per_tree}), not {self.simulations}")
+        for name, budget in (("simulations", self.simulations), ("fast_simulations", self.fast_simulations)):
+            if budget and budget <= self.leaves_per_tree:
+                raise SettingError(f"search.{name}", f"must be more than selfplay.leaves_per_tree "
+                                   f"({self.leaves_per_tree}), not {budget}")
 
 
 @dataclass
@@ -56,14 +59,20 @@ class SelfPlayStats:
 
 
 class _Slot:
-    def __init__(self, state: State, mcts: MCTS, record: RecordBuilder) -> None:
+    def __init__(self, state: State, mcts: MCTS, fast: MCTS | None, record: RecordBuilder,
+                 rng: np.random.Generator) -> None:
         self.state = state
-        self.mcts = mcts
+        self.mcts = mcts  # full searches
+        self.fast = fast  # fast searches (playout cap randomisation), or None
         self.record = record
+        self.rng = rng  # the slot's own draws (full or fast)
+        self.search = mcts  # the search of the move under way
+        self.budget = 0  # its simulations
+        self.done = 0  # simulations run so far
 
 
 class LockstepSelfPlay:
-    """Plays games with PUCT MaxN search (SPEC §3), many at a time."""
+    """Plays games with MaxN search (SPEC §3: PUCT; or Gumbel), many at a time."""
 
     def __init__(self, game: Game, evaluator: Evaluator, settings: SelfPlaySettings,
                  seed: int | None = None) -> None:
@@ -73,14 +82,40 @@ class LockstepSelfPlay:
         self.seeds = np.random.SeedSequence(seed)
         self.weights_version = 0
 
+    def _search(self, seed: int | np.random.SeedSequence, simulations: int, noise: bool) -> MCTS:
+        s = self.settings
+        config, rule = network_search(
+            s.gumbel, c_base=s.c_base, c_init=s.c_init, q_init=s.q_init, tree="maxn",
+            simulations=simulations, expand_threshold=0, dirichlet_alpha=s.dirichlet_alpha,
+            dirichlet_epsilon=s.dirichlet_epsilon if noise else 0.0,
+            virtual_loss=s.leaves_per_tree > 1, gumbel_considered=s.gumbel_considered,
+            gumbel_scale=s.gumbel_scale if noise else 0.0, c_visit=s.c_visit, c_scale=s.c_scale)
+        return MCTS(self.game, config, rule, self.evaluator, np.random.default_rng(seed))
+
     def _new_slot(self) -> _Slot:
         s = self.settings
-        game_seed = int(self.seeds.spawn(1)[0].generate_state(1)[0])
-        config = MCTSConfig(tree="maxn", simulations=s.simulations, expand_threshold=0,
-                            dirichlet_alpha=s.dirichlet_alpha, dirichlet_epsilon=s.dirichlet_epsilon,
-                            virtual_loss=s.leaves_per_tree > 1)
-        mcts = MCTS(self.game, config, PUCT(s.c_base, s.c_init, s.q_init), self.evaluator, game_seed)
-        return _Slot(self.game.new_initial_state(), mcts, RecordBuilder(game_seed, self.weights_version))
+        spawned = self.seeds.spawn(1)[0]
+        game_seed = int(spawned.generate_state(1)[0])
+        fast_seed, slot_seed = spawned.spawn(2)
+        # KataGo's fast searches play without exploration noise: they only move the game on.
+        fast = self._search(fast_seed, s.fast_simulations, noise=False) if s.fast_simulations else None
+        slot = _Slot(self.game.new_initial_state(), self._search(game_seed, s.simulations, noise=True),
+                     fast, RecordBuilder(game_seed, self.weights_version), np.random.default_rng(slot_seed))
+        self._begin(slot)
+        return slot
+
+    def _begin(self, slot: _Slot) -> None:
+        """Start the slot's next search: full, or (with playout cap randomisation) fast with
+        probability 1 - full_search_fraction. The other search's tree is dropped (trees are
+        reused only between searches of one kind, on the moves actually played)."""
+        s = self.settings
+        full = slot.fast is None or slot.rng.random() < s.full_search_fraction
+        slot.search, other = (slot.mcts, slot.fast) if full else (slot.fast, slot.mcts)
+        if other is not None:
+            other.tree = None
+        slot.budget = s.simulations if full else s.fast_simulations
+        slot.done = 0
+        slot.search.begin(slot.state)
 
     def play(self, num_games: int, on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayStats:
         """Play ``num_games`` complete games; call ``on_game`` with each as it ends."""
@@ -89,33 +124,24 @@ class LockstepSelfPlay:
         start = time.perf_counter()
         slots = [self._new_slot() for _ in range(min(num_games, s.games_in_parallel))]
         started = len(slots)
-        rounds = math.ceil(s.simulations / s.leaves_per_tree)
         while slots:
-            for slot in slots:
-                slot.mcts.begin(slot.state)
-            for _ in range(rounds):
-                leaves = [(slot, slot.mcts.select_leaf(slot.state)) for slot in slots
-                          for _ in range(s.leaves_per_tree)]
-                pending = [leaf.state for _, leaf in leaves if leaf.state is not None]
-                evaluations = iter(self.evaluator.evaluate(pending) if pending else [])
-                for slot, leaf in leaves:
-                    slot.mcts.complete(leaf, None if leaf.state is None else next(evaluations))
-                stats.evaluations += len(pending)
-                stats.batches += 1
-                stats.batch_capacity += len(leaves)
-            stats.simulations += rounds * s.leaves_per_tree * len(slots)
+            leaves = [(slot, slot.search.select_leaf(slot.state)) for slot in slots
+                      for _ in range(s.leaves_per_tree)]
+            pending = [leaf.state for _, leaf in leaves if leaf.state is not None]
+            evaluations = iter(self.evaluator.evaluate(pending) if pending else [])
+            for slot, leaf in leaves:
+                slot.search.complete(leaf, None if leaf.state is None else next(evaluations))
+            stats.evaluations += len(pending)
+            stats.batches += 1
+            stats.batch_capacity += len(leaves)
+            stats.simulations += len(leaves)
             still_playing = []
             for slot in slots:
-                result = slot.mcts.result(rounds * s.leaves_per_tree)
-                moves_so_far = len(slot.record.actions)
-                temperature = move_temperature(moves_so_far, s.temperature_moves)
-                action = choose_action(result, temperature, slot.mcts.rng)
-                player = slot.state.current_player()
-                slot.record.add(player, action, result.actions, result.visits)
-                slot.state.apply_action(action)
-                slot.mcts.advance(action, player)
-                stats.positions += 1
-                if not slot.state.is_terminal():
+                slot.done += s.leaves_per_tree
+                if slot.done < slot.budget:
+                    still_playing.append(slot)
+                    continue
+                if self._move(slot, stats):
                     still_playing.append(slot)
                     continue
                 scores = slot.state.scores() if hasattr(slot.state, "scores") else slot.state.returns()
@@ -130,3 +156,21 @@ class LockstepSelfPlay:
             slots = still_playing
         stats.seconds = time.perf_counter() - start
         return stats
+
+    def _move(self, slot: _Slot, stats: SelfPlayStats) -> bool:
+        """Play the move of the slot's finished search and record it; start the next search
+        unless the game ended (then False)."""
+        result = slot.search.result(slot.done)
+        temperature = move_temperature(len(slot.record.actions), self.settings.temperature_moves)
+        action = choose_action(result, temperature, slot.search.rng)
+        player = slot.state.current_player()
+        full = slot.search is slot.mcts
+        actions, probs = policy_target(result) if full else (np.empty(0, np.int32), np.empty(0))
+        slot.record.add(player, action, actions, probs)
+        slot.state.apply_action(action)
+        slot.search.advance(action, player)
+        stats.positions += 1
+        if slot.state.is_terminal():
+            return False
+        self._begin(slot)
+        return True

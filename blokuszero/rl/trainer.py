@@ -100,7 +100,9 @@ class Trainer:
         if hw.learner_threads:
             torch.set_num_threads(hw.learner_threads)
         torch.manual_seed(self.seed)
-        self.learner = Learner(build_model(self.model_name, self.game), self.learner_settings, hw.learner_device)
+        weight = self.schedule.score_weight
+        self.learner = Learner(build_model(self.model_name, self.game, score_head=weight > 0),
+                               self.learner_settings, hw.learner_device, score_weight=weight)
         # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
         self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
@@ -128,7 +130,8 @@ class Trainer:
                                          scheduling_strategy="SPREAD").remote(
                 self.game, self.model_name, self.search,
                 int(np.random.SeedSequence([self.seed, i, self.learner.step]).generate_state(1)[0]),
-                hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor)
+                hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor,
+                self.schedule.score_weight > 0)
             for i in range(hw.actors)]
         self.metrics = Metrics(str(self.run_dir / "tensorboard"), make_encoder(self.game))
         self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step

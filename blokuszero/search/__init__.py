@@ -4,9 +4,9 @@ evaluators and enhancements, root policies around it, and depth-first multi-play
 from .enhancements import Enhancement, HistoryTable, Simulation
 from .evaluators import Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator
 from .mcts import MCTS, MCTSConfig, SearchResult
-from .policies import RootNoise, choose_action, move_temperature
+from .policies import GumbelRoot, RootNoise, choose_action, move_temperature, policy_target
 from .rave import RAVE, AmafStatistics
-from .selection import PUCT, UCB1, ProgressiveHistory, SelectionRule, UCB1Tuned
+from .selection import PUCT, UCB1, GumbelInterior, ProgressiveHistory, SelectionRule, UCB1Tuned
 from .shapes import BRS, TREE_SHAPES, MaxN, Paranoid, TreeShape
 from .tree import Tree
 
@@ -14,4 +14,5 @@ __all__ = ["MCTS", "MCTSConfig", "SearchResult", "choose_action", "move_temperat
            "TreeShape", "MaxN", "Paranoid", "BRS", "TREE_SHAPES",
            "SelectionRule", "UCB1", "UCB1Tuned", "ProgressiveHistory", "PUCT", "RAVE",
            "Enhancement", "Simulation", "HistoryTable", "AmafStatistics", "RootNoise",
+           "GumbelRoot", "GumbelInterior", "policy_target",
            "Evaluator", "Evaluation", "RolloutEvaluator", "UniformEvaluator"]

@@ -147,6 +147,7 @@ def compiled_parts(mcts, state: State) -> tuple | None:
     None otherwise."""
     cfg, rule, evaluator = mcts.config, mcts.rule, mcts.evaluator
     if (not cfg.compiled or cfg.determinized or cfg.virtual_loss or cfg.dirichlet_epsilon > 0
+            or mcts.root_policy is not None
             or type(mcts.shape) not in (MaxN, TreeShape) or type(evaluator) is not RolloutEvaluator
             or type(rule) not in (UCB1, ProgressiveHistory) or mcts.enhancements != rule.enhancements
             or not hasattr(state, "numba_state")):

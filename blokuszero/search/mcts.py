@@ -41,7 +41,7 @@ from ..games.numba_random import seed_numba
 from .compiled import TIMED_CHUNK, compiled_parts, simulate
 from .enhancements import Enhancement, Simulation
 from .evaluators import Evaluation, Evaluator
-from .policies import RootNoise
+from .policies import GumbelRoot, RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3
@@ -96,6 +96,8 @@ class SearchResult:
     root_value: np.ndarray  # [P] mean value of the root
     simulations: int  # simulations run by this search
     tree_size: int  # rows in the tree afterwards
+    policy: np.ndarray | None = None  # [K] the root policy's target (Gumbel's improved policy)
+    action: int | None = None  # the root policy's move (Gumbel's); None: choose by visits
 
 
 @nb.njit(cache=True)
@@ -115,6 +117,9 @@ def _match_children(mover: np.ndarray, action: np.ndarray, first: int, count: in
     return new, present
 
 
+ROOT_POLICIES = ("visits", "gumbel")
+
+
 @dataclass(frozen=True)
 class MCTSConfig:
     """Search settings. Selection rule and evaluator are passed to :class:`MCTS` separately."""
@@ -132,12 +137,31 @@ class MCTSConfig:
     # Run whole simulations in numba (search/compiled.py) when the game and the parts allow it
     # and it computes what the Python loop does; False: always the Python loop (for comparison).
     compiled: bool = True
+    # visits: the children's visits decide the move and the target (AlphaZero's, with root
+    # noise when dirichlet_epsilon > 0); gumbel: Gumbel's root (policies.GumbelRoot).
+    root_policy: str = "visits"
+    gumbel_considered: int = 16  # m: root moves sampled by Gumbel-top-k (mctx: 16)
+    gumbel_scale: float = 1.0  # scale of the Gumbel noise (0: none, the prior's top-m)
+    c_visit: float = 50.0  # sigma(q) = (c_visit + max N) * c_scale * q (mctx: 50, 0.1)
+    c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         if self.tree not in TREE_SHAPES:
             raise ValueError(f"tree shape {self.tree!r} is not one of {tuple(TREE_SHAPES)}")
         if self.simulations < 1 and self.time_limit is None:
             raise ValueError("a search needs simulations >= 1 or a time_limit")
+        if self.root_policy not in ROOT_POLICIES:
+            raise ValueError(f"root_policy {self.root_policy!r} is not one of {ROOT_POLICIES}")
+        if self.root_policy == "gumbel":
+            if self.simulations < 1:
+                raise ValueError("the gumbel root policy halves a budget: it needs simulations >= 1")
+            if self.dirichlet_epsilon > 0:
+                raise ValueError("the gumbel root policy explores by its own noise: set "
+                                 "dirichlet_epsilon to 0")
+            if self.determinized:
+                raise ValueError("the gumbel root policy needs perfect information (determinized: false)")
+            if self.gumbel_considered < 1:
+                raise ValueError(f"gumbel_considered must be >= 1, not {self.gumbel_considered}")
         if self.expand_threshold < 0:
             raise ValueError(f"expand_threshold must be >= 0, not {self.expand_threshold}")
 
@@ -167,6 +191,8 @@ class MCTS:
             parts.append(RootNoise(config.dirichlet_epsilon, config.dirichlet_alpha))
         self.enhancements: tuple[Enhancement, ...] = tuple(parts)
         self._moves_read = any(e.reads_moves for e in parts)
+        self.root_policy = (GumbelRoot(config.gumbel_considered, config.gumbel_scale, config.c_visit,
+                                       config.c_scale) if config.root_policy == "gumbel" else None)
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
         self.joint_rule = Exp3(config.exp3_gamma)
@@ -175,10 +201,13 @@ class MCTS:
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
 
     # ----------------------------------------------------------------- public
-    def search(self, state: State, player: int | None = None) -> SearchResult:
+    def search(self, state: State, player: int | None = None,
+               simulations: int | None = None) -> SearchResult:
         """Run the configured number of simulations (or time) from ``state``; ``player``:
-        the searching player (default: the one to move)."""
-        self.begin(state, player)
+        the searching player (default: the one to move); ``simulations``: this search's
+        budget instead of the configured one."""
+        budget = self.config.simulations if simulations is None else simulations
+        self.begin(state, player, budget)
         cfg = self.config
         deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
         done = 0
@@ -186,13 +215,13 @@ class MCTS:
         if parts is not None:
             scratch = state.clone()
             if deadline is None:
-                done = simulate(self, state, cfg.simulations, parts, scratch)
-            while deadline is not None and (cfg.simulations < 1 or done < cfg.simulations) and (
+                done = simulate(self, state, budget, parts, scratch)
+            while deadline is not None and (budget < 1 or done < budget) and (
                     time.perf_counter() < deadline):
-                chunk = TIMED_CHUNK if cfg.simulations < 1 else min(TIMED_CHUNK, cfg.simulations - done)
+                chunk = TIMED_CHUNK if budget < 1 else min(TIMED_CHUNK, budget - done)
                 done += simulate(self, state, chunk, parts, scratch)
             return self.result(done)
-        while (cfg.simulations < 1 or done < cfg.simulations) and (
+        while (budget < 1 or done < budget) and (
                 deadline is None or time.perf_counter() < deadline):
             leaf = self.select_leaf(state)
             self.complete(leaf, None if leaf.state is None else self._evaluate(leaf.state))
@@ -206,8 +235,10 @@ class MCTS:
             return state.information_state_key(self.root_player)
         return state.key()
 
-    def begin(self, state: State, player: int | None = None) -> None:
+    def begin(self, state: State, player: int | None = None, simulations: int | None = None) -> None:
         """Start a search from ``state``: reuse the tree if it is rooted there, else a new one.
+        ``simulations``: the budget the caller will run (default: the configured one), which
+        the Gumbel root schedules.
 
         :meth:`search` is ``begin``, then ``select_leaf`` / ``complete`` per simulation;
         callers that batch evaluations over many trees drive those steps themselves.
@@ -222,6 +253,8 @@ class MCTS:
                              f"root has none (search with player=..., or use maxn)")
         if self.config.determinized and to_move == SIMULTANEOUS and player is None:
             raise ValueError("determinized search at a simultaneous-move root needs player=...")
+        if self.root_policy is not None and to_move == SIMULTANEOUS:
+            raise ValueError("the gumbel root policy needs a turn-taking root, not simultaneous moves")
         self.root_player = to_move if player is None else player
         if hasattr(state, "compact"):  # every simulation copies the root: a lean one is cheaper
             state.compact()
@@ -236,6 +269,9 @@ class MCTS:
         seed_numba(int(self.rng.integers(2**31)))
         for e in self.enhancements:
             e.begin(self.tree, self.game.num_players, self.game.num_actions, self.rng)
+        if self.root_policy is not None:
+            self.root_policy.begin(self.tree, self.config.simulations if simulations is None
+                                   else simulations, self.rng)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
             self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
 
@@ -275,7 +311,8 @@ class MCTS:
                 if to_move == SIMULTANEOUS:
                     node = self._select_joint(node, state, path, mask)
                 else:
-                    node = rule.select(tree, node, mask)
+                    node = (self.root_policy.select(tree) if node == ROOT and self.root_policy
+                            else rule.select(tree, node, mask))
                     shape.play(state, int(tree.action[node]), int(tree.mover[node]), self.root_player)
             path.append(node)
             if tree.to_move[node] == UNKNOWN_PLAYER:
@@ -343,11 +380,14 @@ class MCTS:
         visits = tree.visits[kids].copy()
         with np.errstate(invalid="ignore", divide="ignore"):
             values = tree.value_sum[kids] / visits[:, None]
+        policy = action = None
+        if self.root_policy is not None and len(kids):
+            policy, action = self.root_policy.policy(tree), self.root_policy.action(tree)
         return SearchResult(
             actions=tree.action[kids].copy(), movers=tree.mover[kids].copy(), visits=visits,
             values=values, prior=tree.prior[kids].copy(),
             root_value=tree.value_sum[ROOT] / max(tree.visits[ROOT], 1),
-            simulations=simulations, tree_size=tree.size)
+            simulations=simulations, tree_size=tree.size, policy=policy, action=action)
 
     # ---------------------------------------------------------------- helpers
     def _keep(self, child: int) -> None:
@@ -383,6 +423,8 @@ class MCTS:
         self.tree.expand(node, actions, movers, self._prior(state, actions, movers, evaluation))
         for e in self.enhancements:
             e.on_expand(self.tree, node, state)
+        if node == ROOT and self.root_policy is not None:
+            self.root_policy.on_expand(self.tree)
 
     def _available(self, node: int, state: State) -> np.ndarray:
         """Determinized search: the children of ``node`` legal in this simulation's state, after

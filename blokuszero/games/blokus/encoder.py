@@ -152,6 +152,7 @@ class BlokusEncoder(Encoder):
     num_planes = NUM_PLANES
     board_size = BOARD_SIZE
     symmetries = ROTATIONS
+    score_scale = 20.0  # advanced scores run from -89 (nothing placed) to +20
 
     def __init__(self, game: BlokusGame | None = None) -> None:
         self.game = game or BlokusGame()

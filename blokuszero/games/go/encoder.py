@@ -38,6 +38,7 @@ class GoEncoder(Encoder):
         self.game = game
         self.board_size = game.size
         points = game.size * game.size
+        self.score_scale = points / 2  # areas (komi included) of about half the board each
         self._square_maps = dihedral_square_maps(game.size)  # [8, N^2]
         self._square_source = np.argsort(self._square_maps, axis=1)  # [8, N^2]
         # [8, A]: image of each action; the pass (last) stays.
