@@ -44,7 +44,7 @@ from .policies import RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3
-from .tree import ROOT, UNKNOWN_PLAYER, Tree, backup
+from .tree import ROOT, SEEDED_VISITS, UNKNOWN_PLAYER, Tree, backup
 
 #: ``sampler(root_state, player, rng)``: the state a simulation starts from.
 Sampler = Callable[[State, int, np.random.Generator], State]
@@ -155,6 +155,12 @@ class MCTS:
         if config.dirichlet_epsilon > 0:
             parts.append(RootNoise(config.dirichlet_epsilon, config.dirichlet_alpha))
         self.enhancements: tuple[Enhancement, ...] = tuple(parts)
+        self._reach_hooks = tuple(e for e in parts if type(e).on_reach is not Enhancement.on_reach)
+        if any(e.needs_boards for e in parts):
+            if not hasattr(evaluator, "record_boards"):
+                raise ValueError(f"an enhancement needs the playouts' positions, which "
+                                 f"{type(evaluator).__name__} does not record")
+            evaluator.record_boards = True
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
         self.joint_rule = Exp3(config.exp3_gamma)
@@ -202,7 +208,8 @@ class MCTS:
             raise ValueError("determinized search at a simultaneous-move root needs player=...")
         self.root_player = to_move if player is None else player
         key = self.key(state)
-        if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key:
+        new_tree = self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key
+        if new_tree:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,
                              track_availability=self.config.determinized)
         self.tree.reach(ROOT, to_move, key)
@@ -212,6 +219,9 @@ class MCTS:
         seed_numba(int(self.rng.integers(2**31)))
         for e in self.enhancements:
             e.begin(self.tree, self.game.num_players, self.game.num_actions, self.rng)
+        if new_tree:
+            for e in self._reach_hooks:
+                e.on_reach(self.tree, ROOT, state)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
             self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
 
@@ -241,9 +251,9 @@ class MCTS:
                 if not tree.is_expanded(node):
                     if self.evaluator.provides_priors:
                         to_evaluate, value = state, None
-                        expand = tree.visits[node] >= cfg.expand_threshold
+                        expand = tree.real_visits(node) >= cfg.expand_threshold
                         break
-                    if tree.visits[node] < cfg.expand_threshold:
+                    if tree.real_visits(node) < cfg.expand_threshold:
                         to_evaluate, value, expand = state, None, False
                         break
                     self._expand(node, state, None)
@@ -256,6 +266,8 @@ class MCTS:
             path.append(node)
             if tree.to_move[node] == UNKNOWN_PLAYER:
                 tree.reach(node, state.current_player(), self.key(state))
+                for e in self._reach_hooks:
+                    e.on_reach(tree, node, state)
         leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand)
         if cfg.virtual_loss:
             virtual_loss(tree.visits, tree.value_sum, tree.mover, leaf.path, 1,
@@ -291,7 +303,7 @@ class MCTS:
         if evaluation.players is not None:
             players = np.concatenate([players, evaluation.players.astype(np.int64)])
             actions = np.concatenate([actions, evaluation.actions.astype(np.int64)])
-        simulation = Simulation(path, players, actions, value, len(tree_moves))
+        simulation = Simulation(path, players, actions, value, len(tree_moves), evaluation.boards)
         for e in self.enhancements:
             e.on_backup(tree, simulation)
 
@@ -312,8 +324,10 @@ class MCTS:
         tree = self.tree
         kids = tree.children(ROOT)
         visits = tree.visits[kids].copy()
+        if SEEDED_VISITS in tree.extra:  # report real visits: the move played is the most tried
+            visits -= tree.extra[SEEDED_VISITS][kids].astype(visits.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
-            values = tree.value_sum[kids] / visits[:, None]
+            values = tree.value_sum[kids] / tree.visits[kids][:, None]  # seeded values count
         return SearchResult(
             actions=tree.action[kids].copy(), movers=tree.mover[kids].copy(), visits=visits,
             values=values, prior=tree.prior[kids].copy(),
