@@ -26,6 +26,8 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
+from ..games.ggp.boards import BoardEncoder
+from ..search.experience import SearchExperience, SimilarityReport, choose_distance, measure_similarity
 from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
 from ..players.search_players import MCTSPlayer
 from ..search.mcts import MCTS, MCTSConfig
@@ -39,12 +41,45 @@ DEFAULT_SPEC = {"c": 0.7, "simulations": 10**9, "playout": "uniform"}  # bounded
 
 def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
     """UCT (UCB1, MaxN backup, most-visited move, tree reuse) over playouts of ``spec['playout']``
-    (uniform, mast, nst) rewarded on the game's goal scale."""
+    (uniform, mast, nst) rewarded on the game's goal scale.
+
+    ``spec['experience']``, if given, adds the search experience (similar boards seed new
+    nodes, :mod:`blokuszero.search.experience`): ``{"encoding": random | appearance |
+    huffman, "distance": 0 | 1 | 2}``, optionally ``"measure": True``; or ``"switch"``: the
+    pre-game switching rule picks Huffman with ``d`` = 2 or 0 (:func:`switch_distance`).
+    """
     rng = np.random.default_rng(seed)
     evaluator = PolicyRolloutEvaluator(game, spec["playout"], rng=rng.spawn(1)[0],
                                        **{k: spec[k] for k in ("tau", "epsilon") if k in spec})
     config = MCTSConfig(simulations=spec["simulations"], time_limit=spec.get("time_limit"))
-    return MCTSPlayer(MCTS(game, config, UCB1(c=spec["c"]), evaluator, rng.spawn(1)[0]))
+    experience = spec.get("experience")
+    enhancements = ()
+    if experience == "switch":
+        experience = {"encoding": "huffman",
+                      "distance": switch_distance(game, spec, int(rng.integers(2**31)))[0]}
+    if experience is not None:
+        encoder = BoardEncoder(game, experience.get("encoding", "huffman"),
+                               seed=int(rng.integers(2**31)))
+        enhancements = (SearchExperience(encoder, experience.get("distance", 0),
+                                         experience.get("measure", False)),)
+    return MCTSPlayer(MCTS(game, config, UCB1(c=spec["c"]), evaluator, rng.spawn(1)[0],
+                           enhancements=enhancements))
+
+
+def switch_distance(game: GgpGame, spec: dict, seed: int, *, games: int = 10, moves: int = 10,
+                    playouts: int = 250) -> tuple[int, SimilarityReport]:
+    """The pre-game switching rule: ``games`` self-play games of ``moves`` moves at
+    ``playouts`` playouts with Huffman ``d`` = 2, measuring the tree distances of the similar
+    boards found; returns the distance to play with (2 or 0) and the measurements."""
+
+    def make_search(s: int):
+        sub = {**spec, "simulations": playouts, "time_limit": None,
+               "experience": {"encoding": "huffman", "distance": 2, "measure": True}}
+        player = make_uct_player(game, sub, s)
+        return player, player.mcts.enhancements[-1]
+
+    report = measure_similarity(game, make_search, games, moves, seed)
+    return choose_distance(report), report
 
 
 @dataclass
