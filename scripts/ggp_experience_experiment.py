@@ -200,6 +200,9 @@ def cmd_report(args) -> None:
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
             "(a draw counts half):\n\n" + avg_line + "\n")
     print(text)
+    for path in (args.doc, args.png):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
     if args.doc:
         Path(args.doc).write_text(text)
     if args.png:

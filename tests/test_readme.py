@@ -107,9 +107,17 @@ COMMANDS: dict[str, Run] = {
     "--start-clock 10 --play-clock 5 --matches 4 --rotate --out runs/ggp": Run(
         skip="needs two players serving at those URLs: tests/test_ggp_http.py plays a whole match through it"),
     "python scripts/bench_ggp.py --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python scripts/ggp_experience_experiment.py play --pairs 50 --playouts 500": Run(
+        ("--pairs", "1", "--playouts", "5", "--games", "pawnwhopping", "--configs", "huffman2")),
+    "python scripts/ggp_experience_experiment.py switch": Run(
+        ("--games", "pawnwhopping", "--selfplay-games", "2", "--moves", "2", "--playouts", "10")),
+    "python scripts/ggp_experience_experiment.py report --doc docs/ggp_experience.md --png docs/ggp_experience.png":
+        Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
     "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python scripts/bench_ggp_experience.py": Run(
+        ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
 }
 
 
