@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blokuszero.engines.ggp_player import make_uct_player, switch_distance
+from blokuszero.engines.ggp_player import make_uct_player, parse_experience, switch_distance
 from blokuszero.games.ggp import GgpGame
 from blokuszero.match.stats import sign_test, wilson_interval
 
@@ -54,20 +54,13 @@ PAPER = {
 PAPER_AVERAGE = {"d=0": 0.622, "d=2": 0.571, "switch": 0.631}
 
 
-def parse_config(name: str) -> dict:
-    encoding, d = name[:-1], int(name[-1])
-    if encoding not in ("huffman", "appearance", "random") or d not in (0, 1, 2):
-        raise ValueError(f"configuration {name!r} is not <huffman|appearance|random><0|1|2>")
-    return {"encoding": encoding, "distance": d}
-
-
 def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int) -> dict:
     """One game, the experience player in role ``exp_role``; the record."""
     rng = np.random.default_rng(seed)
     base = {"c": C, "simulations": playouts, "playout": "uniform"}
     players = []
     for role in range(game.num_players):
-        spec = {**base, "experience": parse_config(config)} if role == exp_role else base
+        spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
         players.append(make_uct_player(game, spec, int(rng.integers(2**31))))
     state, moves, start = game.new_initial_state(), 0, time.process_time()
     while not state.is_terminal():
@@ -271,7 +264,8 @@ def main() -> None:
     r.add_argument("--png", default=None)
     args = parser.parse_args()
     for name in getattr(args, "configs", []):
-        parse_config(name)
+        if parse_experience(name) == "switch":
+            raise ValueError("play takes encodings with a distance (huffman2, ...); see switch")
     {"play": cmd_play, "switch": cmd_switch, "report": cmd_report}[args.command](args)
 
 

@@ -6,19 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blokuszero.engines.ggp_player import make_uct_player
+from blokuszero.engines.ggp_player import (DEFAULT_SPEC, GgpPlayerEngine, make_uct_player,
+                                           parse_experience, switch_distance)
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import (BLANK, BoardEncoder, appearance_codes, board_row,
                                          detect_cells, fold, huffman_codes, pregame_boards)
 from blokuszero.games.ggp.kif import parse_term
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.match.stats import sign_test
+from blokuszero.protocols.ggp_http import Message, format_message
 from blokuszero.search.enhancements import Enhancement
 from blokuszero.search.experience import (ExperienceTable, SearchExperience, SimilarityReport,
                                           choose_distance, summarize)
 from blokuszero.search.tree import SEEDED_VISITS, Tree
 
-from ggp_sheets import sheet_game
+from ggp_sheets import RULES_DIR, sheet_game
 from test_ggp_reasoner import PICK3
 
 
@@ -278,3 +280,27 @@ def test_bad_settings_are_refused():
         SearchExperience(_KeyOf({}), distance=3)
     with pytest.raises(ValueError, match="1 to 64"):
         ExperienceTable(2, bits=65)
+
+
+def test_switching_stops_at_its_time_limit():
+    game = sheet_game("tictactoe")
+    d, report = switch_distance(game, {"c": 0.7, "playout": "uniform"}, 0, playouts=10,
+                                time_limit=0.0)
+    assert report.games == 0 and d == 0
+    d, report = switch_distance(game, {"c": 0.7, "playout": "uniform"}, 0, games=3, moves=3,
+                                playouts=30)
+    assert report.games == 3 and d in (0, 2) and report.counts.sum() > 0
+
+
+def test_the_http_player_switches_within_the_start_clock():
+    assert parse_experience("huffman2") == {"encoding": "huffman", "distance": 2}
+    with pytest.raises(ValueError, match="switch"):
+        parse_experience("zobrist2")
+    engine = GgpPlayerEngine({**DEFAULT_SPEC, "experience": "switch"}, margin=0.2)
+    text = (RULES_DIR / "tictactoe.kif").read_text()
+    start = format_message(Message("start", "m1", "xplayer", text, 1.2, 1.0))
+    assert engine.handle(start) == "ready"
+    exp = engine.matches["m1"].player.mcts.enhancements[0]
+    assert isinstance(exp, SearchExperience) and exp.distance in (0, 2)
+    reply = engine.handle(format_message(Message("play", "m1", moves=None)))
+    assert reply.startswith("(mark")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..games.ggp.boards import BoardEncoder
+from ..games.ggp.boards import ENCODINGS, BoardEncoder
 from ..search.experience import SearchExperience, SimilarityReport, choose_distance, measure_similarity
 from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
 from ..players.search_players import MCTSPlayer
@@ -55,8 +55,9 @@ def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
     experience = spec.get("experience")
     enhancements = ()
     if experience == "switch":
-        experience = {"encoding": "huffman",
-                      "distance": switch_distance(game, spec, int(rng.integers(2**31)))[0]}
+        d, _ = switch_distance(game, spec, int(rng.integers(2**31)),
+                               time_limit=spec.get("switch_time_limit"))
+        experience = {"encoding": "huffman", "distance": d}
     if experience is not None:
         encoder = BoardEncoder(game, experience.get("encoding", "huffman"),
                                seed=int(rng.integers(2**31)))
@@ -66,11 +67,23 @@ def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
                            enhancements=enhancements))
 
 
+def parse_experience(text: str) -> dict | str:
+    """``switch``, or an encoding and a distance run together (``huffman2``)."""
+    if text == "switch":
+        return text
+    encoding, d = text[:-1], text[-1:]
+    if encoding not in ENCODINGS or d not in ("0", "1", "2"):
+        raise ValueError(f"experience {text!r} is not 'switch' or <{'|'.join(ENCODINGS)}><0|1|2>")
+    return {"encoding": encoding, "distance": int(d)}
+
+
 def switch_distance(game: GgpGame, spec: dict, seed: int, *, games: int = 10, moves: int = 10,
-                    playouts: int = 250) -> tuple[int, SimilarityReport]:
+                    playouts: int = 250,
+                    time_limit: float | None = None) -> tuple[int, SimilarityReport]:
     """The pre-game switching rule: ``games`` self-play games of ``moves`` moves at
     ``playouts`` playouts with Huffman ``d`` = 2, measuring the tree distances of the similar
-    boards found; returns the distance to play with (2 or 0) and the measurements."""
+    boards found; returns the distance to play with (2 or 0) and the measurements. No game
+    starts after ``time_limit`` seconds (d = 0 if fewer than 2 were measured)."""
 
     def make_search(s: int):
         sub = {**spec, "simulations": playouts, "time_limit": None,
@@ -78,7 +91,7 @@ def switch_distance(game: GgpGame, spec: dict, seed: int, *, games: int = 10, mo
         player = make_uct_player(game, sub, s)
         return player, player.mcts.enhancements[-1]
 
-    report = measure_similarity(game, make_search, games, moves, seed)
+    report = measure_similarity(game, make_search, games, moves, seed, time_limit)
     return choose_distance(report), report
 
 
@@ -143,7 +156,8 @@ class GgpPlayerEngine:
             raise ValueError(f"role {msg.role} is not in the game's roles {game.roles}")
         # The search stops itself well before the reply is due (its last simulation and the
         # worker hand-over take time); the reply waits for it until the deadline.
-        spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05)}
+        spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05),
+                "switch_time_limit": 0.5 * max((msg.start_clock or 0.0) - self.margin, 0.0)}
         player = make_uct_player(game, spec, seed=int(self.rng.integers(2**31)))
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
@@ -247,10 +261,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", type=int, default=None,
                         help="playouts per move (default: as many as the clock allows)")
     parser.add_argument("--playout", default="uniform", choices=POLICIES)
+    parser.add_argument("--experience", default=None,
+                        help="similar-board search experience: ENCODING+D (huffman2, appearance0, "
+                             "random2, ...) or 'switch' (the pre-game rule, within the start clock)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     spec = {**DEFAULT_SPEC, "playout": args.playout}
+    if args.experience:
+        spec["experience"] = parse_experience(args.experience)
     if args.simulations:
         spec["simulations"] = args.simulations
     server = serve(GgpPlayerEngine(spec, args.margin, args.seed), args.port, args.host)

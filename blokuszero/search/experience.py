@@ -22,6 +22,7 @@ standard deviation <= 2.6e-2), else ``d = 0`` (the paper's thresholds for 250 pl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -325,23 +326,30 @@ def choose_distance(report: SimilarityReport, max_mean: float = MAX_MEAN_DISTANC
                     max_std: float = MAX_MEAN_STD) -> int:
     """The paper's rule: ``d = 2`` if the similar boards are near (mean distance <=
     ``max_mean``) and stable (mean per-distance std <= ``max_std``), else ``d = 0`` (also when
-    nothing similar was found)."""
+    nothing similar was found, or fewer than 2 games were measured)."""
+    if report.games < 2:
+        return 0
     if not (report.mean_distance <= max_mean and report.mean_std <= max_std):
         return 0
     return 2
 
 
 def measure_similarity(game: Game, make_search: Callable[[int], tuple[object, SearchExperience]],
-                       games: int = 10, moves: int = 10, seed: int = 0) -> SimilarityReport:
-    """Self-play ``games`` games of at most ``moves`` moves, each move searched by a fresh
+                       games: int = 10, moves: int = 10, seed: int = 0,
+                       time_limit: float | None = None) -> SimilarityReport:
+    """Self-play ``games`` games of at most ``moves`` moves, each game played by a fresh
     ``make_search(seed)`` pair (an ``MCTSPlayer``-like object with ``choose_action`` and
-    ``inform``, and its measuring :class:`SearchExperience`), kept for the whole game; counts
-    the tree distances of the similar boards found, per game."""
+    ``inform``, and its measuring :class:`SearchExperience`); counts the tree distances of the
+    similar boards found, per game. With ``time_limit`` (seconds: the start clock's share),
+    no game starts after it (the report then holds fewer games)."""
     if games < 2:
         raise ValueError("the per-distance std needs at least 2 games")
     rng = np.random.default_rng(seed)
+    stop = None if time_limit is None else time.perf_counter() + time_limit
     counts = []
     for _ in range(games):
+        if stop is not None and time.perf_counter() > stop:
+            break
         player, experience = make_search(int(rng.integers(2**31)))
         if not experience.measure:
             raise ValueError("measure_similarity needs a SearchExperience built with measure=True")
