@@ -37,17 +37,17 @@ CONFIGS = ("huffman0", "huffman2", "appearance0", "appearance2", "random2")
 C = 0.7
 
 #: The paper's figures (wins, losses, draws of the experience player in 500 games at 500
-#: playouts; table 2 for random, table 3 for the others) and its switching measurements at
+#: playouts and the sign-test p it prints; table 2 for random, table 3 for the others) and its switching measurements at
 #: 250 playouts (table 4: mean distance; table 5: mean per-distance std).
 PAPER = {
-    "breakthrough": {"random2": (193, 307, 0), "appearance0": (302, 198, 0),
-                     "appearance2": (377, 123, 0), "huffman0": (312, 188, 0),
-                     "huffman2": (326, 174, 0), "switch": (2.23, 1.62e-2)},
-    "connectfour": {"random2": (219, 271, 10), "appearance0": (288, 199, 13),
-                    "appearance2": (133, 359, 8), "huffman0": (309, 183, 8),
-                    "huffman2": (283, 208, 8), "switch": (4.52, 6.72e-3)},
-    "pawnwhopping": {"appearance0": (269, 213, 18), "appearance2": (343, 150, 7),
-                     "huffman0": (346, 147, 7), "huffman2": (362, 129, 9),
+    "breakthrough": {"random2": (193, 307, 0, 2.11e-2), "appearance0": (302, 198, 0, 3.80e-6),
+                     "appearance2": (377, 123, 0, 5.23e-31), "huffman0": (312, 188, 0, 3.24e-8),
+                     "huffman2": (326, 174, 0, 1.01e-11), "switch": (2.23, 1.62e-2)},
+    "connectfour": {"random2": (219, 271, 10, 2.11e-2), "appearance0": (288, 199, 13, 6.39e-5),
+                    "appearance2": (133, 359, 8, 4.96e-25), "huffman0": (309, 183, 8, 1.47e-8),
+                    "huffman2": (283, 208, 8, 9.79e-4), "switch": (4.52, 6.72e-3)},
+    "pawnwhopping": {"appearance0": (269, 213, 18, 1.22e-2), "appearance2": (343, 150, 7, 1.93e-18),
+                     "huffman0": (346, 147, 7, 1.52e-19), "huffman2": (362, 129, 9, 1.25e-26),
                      "switch": (2.85, 8.50e-3)},
 }
 #: Table 6: the win rates of Huffman d = 0, d = 2 and switching averaged over the paper's 10 games.
@@ -159,7 +159,7 @@ def cmd_report(args) -> None:
             lo, hi = wilson_interval(w["win"] + 0.5 * w["draw"], w["win"] + w["loss"] + w["draw"])
             paper = PAPER.get(g, {}).get(c)
             ptxt = "-" if paper is None else f"{paper[0]}-{paper[1]}-{paper[2]}"
-            pp = "-" if paper is None else f"{sign_test(paper[0], paper[1]):.2e}"
+            pp = "-" if paper is None else f"{paper[3]:.2e}"
             lines.append(f"| {g} | {c[:-1]} d={c[-1]} | {w['win']}-{w['loss']}-{w['draw']} | "
                          f"{rate(w['win'], w['loss'], w['draw']):.3f} ({lo:.2f}-{hi:.2f}) | "
                          f"{sign_test(w['win'], w['loss']):.2e} | {ptxt} | {pp} |")
@@ -188,8 +188,17 @@ def cmd_report(args) -> None:
                 f"| ours ({', '.join(games)}) | {average['d=0']:.3f} | {average['d=2']:.3f} | "
                 f"{average['switch']:.3f} |\n| paper (10 games) | {PAPER_AVERAGE['d=0']} | "
                 f"{PAPER_AVERAGE['d=2']} | {PAPER_AVERAGE['switch']} |")
-    text = (f"Games: {len(records)} in all; playouts per move: {playouts} (the paper: 500, "
-            f"500 games per cell).\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
+    per_game = {g: sorted({p for (gg, _), w in cells.items() if gg == g for p in w["playouts"]})
+                for g in games}
+    text = ("# Similar-board search experience in GGP (issue 15, seed 000)\n\n"
+            "Made by `python scripts/ggp_experience_experiment.py report` from the games of "
+            "`play` and the measurements of `switch`. Each cell: the experience player "
+            "(UCT + the table, an encoding, Hamming distance d) against plain UCT, the same "
+            "playouts per move, colours swapped in pairs; W-L-D are the experience player's, "
+            "the sign test leaves draws out. Playouts per move: "
+            + ", ".join(f"{g} {'/'.join(map(str, p))}" for g, p in per_game.items())
+            + f" (the paper: 500 everywhere, 500 games per cell). Games: {len(records)} in all."
+            "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
             "(a draw counts half):\n\n" + avg_line + "\n")
     print(text)
@@ -223,17 +232,19 @@ def plot(cells: dict, games: list[str], path: Path, playouts: list[int]) -> None
             ys.append(r)
             errs.append((r - lo, hi - r))
             p = PAPER.get(g, {}).get(c)
-            paper.append(np.nan if p is None else rate(*p))
+            paper.append(np.nan if p is None else rate(*p[:3]))
         if xs:
-            ax.bar(xs, ys, width, yerr=np.array(errs).T, capsize=2, label=c[:-1] + " d=" + c[-1])
-            ax.scatter(xs, paper, marker="_", s=200, color="black", zorder=3)
+            ax.bar(xs, ys, width, yerr=np.array(errs).T, capsize=2, ecolor="grey",
+                   label=c[:-1] + " d=" + c[-1])
+            ax.scatter(xs, paper, marker="*", s=70, color="black", zorder=3,
+                       label="the paper (500 playouts)" if i == 0 else None)
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_xticks(range(len(games)), games)
     ax.set_ylabel("win rate vs plain UCT")
     ax.set_ylim(0, 1)
-    ax.set_title(f"Search experience vs UCT at {'/'.join(map(str, playouts))} playouts "
-                 f"(bars: ours, 95% CI; black ticks: the paper at 500)")
-    ax.legend(fontsize=7, ncol=5, loc="lower center")
+    ax.set_title(f"Search experience vs plain UCT, ours at {'/'.join(map(str, playouts))} "
+                 f"playouts (bars, 95% CI), the paper's at 500 (stars)", fontsize=10)
+    ax.legend(fontsize=7, ncol=6, loc="lower center")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
