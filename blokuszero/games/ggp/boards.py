@@ -29,7 +29,6 @@ bit the most significant of the first word) and the words XORed into one key.
 from __future__ import annotations
 
 import heapq
-from collections import Counter
 from dataclasses import dataclass
 
 import numba as nb
@@ -298,10 +297,3 @@ def board_row(base: list[Term], facts: set[Term]) -> np.ndarray:
     row[[index[f] for f in facts]] = 1
     return row
 
-
-def piece_counts(encoder: BoardEncoder, rows: np.ndarray) -> Counter:
-    """How often each content fills a cell over ``rows`` (the Huffman weights)."""
-    lay = encoder.layout
-    contents = _contents(np.asarray(rows, np.uint8), lay.cell_of, lay.symbol_of, encoder.num_cells)
-    counts = np.bincount(contents.ravel(), minlength=len(lay.symbols))
-    return Counter({lay.symbols[s]: int(n) for s, n in enumerate(counts)})
