@@ -144,6 +144,25 @@ def rate(w: int, l: int, d: int) -> float:
     return (w + 0.5 * d) / max(w + l + d, 1)
 
 
+NOTES = """
+Notes on the method (where the paper leaves a choice open, what this implementation does):
+
+- The table lasts a whole game (it is not cleared between moves); a node is seeded once, when a
+  simulation first reaches it (the paper's one new node per simulation), with the summed rewards
+  and visits of every stored board within d; the move played is the one with most real visits.
+- Boards stored: every node of the simulation's tree path and every position of its playout.
+- Tree distance (switching rule): edges between the reached node and the row where the similar
+  board was last recorded in the current search, plus, for a playout board, the moves it lay
+  past that row (through the row's child on the playout's first move when that child is on the
+  node's path). Boards recorded in earlier searches are not measured.
+- Mean distance: over every similar board found in the 10 games; mean std: for each distance,
+  the standard deviation over the games of its share of the game's similar boards, averaged
+  over distances 0 to the largest seen.
+- Appearance order: order of first appearance over the cells of the pre-game positions (initial
+  position first), codes 0, 1, 10, 11, ...; Huffman: frequencies over the same positions.
+"""
+
+
 def cmd_report(args) -> None:
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
@@ -200,7 +219,7 @@ def cmd_report(args) -> None:
             + f" (the paper: 500 everywhere, 500 games per cell). Games: {len(records)} in all."
             "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
-            "(a draw counts half):\n\n" + avg_line + "\n")
+            "(a draw counts half):\n\n" + avg_line + "\n" + NOTES)
     print(text)
     for path in (args.doc, args.png):
         if path:
