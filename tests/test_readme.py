@@ -111,9 +111,17 @@ COMMANDS: dict[str, Run] = {
         "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
         "--test-sims", "5", "--match-games", "1", "--match-sims", "5", "--out", "runs/ggp_policy_readme",
         "--docs", "runs/ggp_policy_readme")),
+    "python scripts/ggp_experience_experiment.py play --pairs 50 --playouts 500": Run(
+        ("--pairs", "1", "--playouts", "5", "--games", "pawnwhopping", "--configs", "huffman2")),
+    "python scripts/ggp_experience_experiment.py switch": Run(
+        ("--games", "pawnwhopping", "--selfplay-games", "2", "--moves", "2", "--playouts", "10")),
+    "python scripts/ggp_experience_experiment.py report --doc docs/ggp_experience.md --png docs/ggp_experience.png":
+        Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
     "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python scripts/bench_ggp_experience.py": Run(
+        ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
 }
 
 

@@ -18,3 +18,15 @@ def wilson_interval(wins: float, games: int, z: float = 1.959964) -> tuple[float
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
     return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test of ``wins`` against ``losses`` (draws left out): the chance
+    under even odds of a split at least this uneven; 1.0 with no decided games."""
+    if wins < 0 or losses < 0:
+        raise ValueError(f"wins and losses must be >= 0, not {wins}, {losses}")
+    n, k = wins + losses, max(wins, losses)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k, n + 1))
+    return min(1.0, 2 * tail / 2**n)

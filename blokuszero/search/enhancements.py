@@ -1,9 +1,12 @@
 """Enhancements: parts that hook into the MCTS loop at expansion and at backup.
 
-An enhancement may seed a newly expanded node's statistics (:meth:`Enhancement.on_expand`)
-and sees every finished simulation whole (:meth:`Enhancement.on_backup`): the tree rows of
-its path (their keys in ``tree.key``), every move from the root to the end with its mover
-(tree part first, then the playout) and the value backed up. Selection rules read what
+An enhancement may seed a newly expanded node's statistics (:meth:`Enhancement.on_expand`),
+see each node the first time a simulation reaches it, with its state (:meth:`Enhancement.on_reach`:
+statistics added there are counted in ``tree.array(SEEDED_VISITS)`` so that the search tells
+them from real visits), and sees every finished simulation whole (:meth:`Enhancement.on_backup`):
+the tree rows of its path (their keys in ``tree.key``), every move from the root to the end
+with its mover (tree part first, then the playout), the positions the playout went through
+when the enhancement asks for them (``needs_boards``) and the value backed up. Selection rules read what
 enhancements gather (Progressive History reads :class:`HistoryTable`, RAVE reads
 :class:`~blokuszero.search.rave.AmafStatistics`); several enhancements run in one search, in
 the order given.
@@ -17,7 +20,7 @@ import numba as nb
 import numpy as np
 
 from ..games.base import State
-from .tree import Tree
+from .tree import SEEDED_VISITS, Tree  # noqa: F401 (SEEDED_VISITS: for enhancements)
 
 
 class Simulation(NamedTuple):
@@ -29,10 +32,16 @@ class Simulation(NamedTuple):
     actions: np.ndarray  # [T] the moves
     value: np.ndarray  # [P] the value backed up (the tree shape's)
     tree_moves: int  # how many of the moves were made in the tree
+    boards: object = None  # the playout's positions (the evaluator's ``boards``), if asked for
 
 
 class Enhancement:
-    """A part of a search run at the start, at each expansion and at each backup."""
+    """A part of a search run at the start, at each expansion, when a node is first reached
+    and at each backup."""
+
+    #: True if :meth:`on_backup` needs the positions of each playout (``Simulation.boards``):
+    #: the search then asks its evaluator to record them.
+    needs_boards = False
 
     #: Whether :meth:`on_backup` reads the simulation's moves (else the loop leaves them
     #: empty, saving their assembly per simulation).
@@ -44,6 +53,11 @@ class Enhancement:
 
     def on_expand(self, tree: Tree, node: int, state: State) -> None:
         """``node`` (at ``state``) got children; their rows may be seeded here."""
+
+    def on_reach(self, tree: Tree, node: int, state: State) -> None:
+        """A simulation reached ``node`` (at ``state``) for the first time (the root: when a
+        new tree starts); its statistics may be seeded here (add the visits seeded to
+        ``tree.array(SEEDED_VISITS, np.int64)`` too)."""
 
     def on_backup(self, tree: Tree, simulation: Simulation) -> None:
         """A simulation finished and was backed up."""

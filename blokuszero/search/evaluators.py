@@ -25,6 +25,7 @@ class Evaluation:
     players: np.ndarray | None = None  # [T] who played each playout move
     actions: np.ndarray | None = None  # [T] the playout moves
     utility: bool = False  # value is the game's returns at the end: the search rescales it
+    boards: object = None  # the playout's positions after each move (state.traced_playout's)
 
 
 class Evaluator(abc.ABC):

@@ -45,7 +45,7 @@ from .policies import GumbelRoot, RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3
-from .tree import ROOT, UNKNOWN_PLAYER, Tree, backup
+from .tree import ROOT, SEEDED_VISITS, UNKNOWN_PLAYER, Tree, backup
 
 _NO_MOVES = np.empty(0, np.int64)
 
@@ -193,6 +193,12 @@ class MCTS:
         self._moves_read = any(e.reads_moves for e in parts)
         self.root_policy = (GumbelRoot(config.gumbel_considered, config.gumbel_scale, config.c_visit,
                                        config.c_scale) if config.root_policy == "gumbel" else None)
+        self._reach_hooks = tuple(e for e in parts if type(e).on_reach is not Enhancement.on_reach)
+        if any(e.needs_boards for e in parts):
+            if not hasattr(evaluator, "record_boards"):
+                raise ValueError(f"an enhancement needs the playouts' positions, which "
+                                 f"{type(evaluator).__name__} does not record")
+            evaluator.record_boards = True
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
         self.joint_rule = Exp3(config.exp3_gamma)
@@ -259,7 +265,8 @@ class MCTS:
         if hasattr(state, "compact"):  # every simulation copies the root: a lean one is cheaper
             state.compact()
         key = self.key(state)
-        if self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key:
+        new_tree = self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key
+        if new_tree:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,
                              track_availability=self.config.determinized)
         self.tree.reach(ROOT, to_move, key)
@@ -272,6 +279,9 @@ class MCTS:
         if self.root_policy is not None:
             self.root_policy.begin(self.tree, self.config.simulations if simulations is None
                                    else simulations, self.rng)
+        if new_tree:
+            for e in self._reach_hooks:
+                e.on_reach(self.tree, ROOT, state)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
             self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
 
@@ -301,9 +311,9 @@ class MCTS:
                 if not tree.is_expanded(node):
                     if self.evaluator.provides_priors:
                         to_evaluate, value = state, None
-                        expand = tree.visits[node] >= cfg.expand_threshold
+                        expand = tree.real_visits(node) >= cfg.expand_threshold
                         break
-                    if tree.visits[node] < cfg.expand_threshold:
+                    if tree.real_visits(node) < cfg.expand_threshold:
                         to_evaluate, value, expand = state, None, False
                         break
                     self._expand(node, state, None)
@@ -317,6 +327,8 @@ class MCTS:
             path.append(node)
             if tree.to_move[node] == UNKNOWN_PLAYER:
                 tree.reach(node, state.current_player(), self.key(state))
+                for e in self._reach_hooks:
+                    e.on_reach(tree, node, state)
         leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand)
         if cfg.virtual_loss:
             virtual_loss(tree.visits, tree.value_sum, tree.mover, leaf.path, 1,
@@ -345,7 +357,7 @@ class MCTS:
         if not self.enhancements:
             return
         if not self._moves_read:  # e.g. UCB1-tuned's squared values: the path and value only
-            simulation = Simulation(path, _NO_MOVES, _NO_MOVES, value, 0)
+            simulation = Simulation(path, _NO_MOVES, _NO_MOVES, value, 0, evaluation.boards)
             for e in self.enhancements:
                 e.on_backup(tree, simulation)
             return
@@ -357,7 +369,7 @@ class MCTS:
         if evaluation.players is not None:
             players = np.concatenate([players, evaluation.players.astype(np.int64)])
             actions = np.concatenate([actions, evaluation.actions.astype(np.int64)])
-        simulation = Simulation(path, players, actions, value, len(tree_moves))
+        simulation = Simulation(path, players, actions, value, len(tree_moves), evaluation.boards)
         for e in self.enhancements:
             e.on_backup(tree, simulation)
 
@@ -378,8 +390,10 @@ class MCTS:
         tree = self.tree
         kids = tree.children(ROOT)
         visits = tree.visits[kids].copy()
+        if SEEDED_VISITS in tree.extra:  # report real visits: the move played is the most tried
+            visits -= tree.extra[SEEDED_VISITS][kids].astype(visits.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
-            values = tree.value_sum[kids] / visits[:, None]
+            values = tree.value_sum[kids] / tree.visits[kids][:, None]  # seeded values count
         policy = action = None
         if self.root_policy is not None and len(kids):
             policy, action = self.root_policy.policy(tree), self.root_policy.action(tree)

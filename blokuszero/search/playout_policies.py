@@ -53,6 +53,9 @@ class PolicyRolloutEvaluator(Evaluator):
         self.tau, self.epsilon, self.min_visits = tau, epsilon, min_visits
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.utility = (float(game.min_utility), float(game.max_utility))
+        # Set by a search whose enhancements learn from positions: each evaluation then
+        # carries the positions of its playout (``state.traced_playout`` / ``state.board``).
+        self.record_boards = False
         # (player, n-gram of actions ending with the player's move) -> [reward sum, visits]
         self.stats: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])
 
@@ -93,15 +96,19 @@ class PolicyRolloutEvaluator(Evaluator):
             return self._nst(player, legal, history)
         return int(self.rng.choice(legal))
 
-    def _playout(self, state: State) -> tuple[list[int], list[int]]:
-        if self.learned is not None:
+    def _playout(self, state: State) -> tuple[list[int], list[int], np.ndarray | None]:
+        if self.learned is not None:  # (its positions are not recorded: see make_uct_player)
             players, actions = self.learned.playout(state)
-            return list(players), list(actions)
+            return list(players), list(actions), None
         if self.policy == "uniform" and hasattr(state, "playout"):
+            if self.record_boards:
+                players, actions, boards = state.traced_playout("uniform", 0.0)
+                return list(players), list(actions), boards
             players, actions = state.playout("uniform", 0.0)
-            return list(players), list(actions)
+            return list(players), list(actions), None
         players: list[int] = []
         actions: list[int] = []
+        boards = []
         while not state.is_terminal():
             p = state.current_player()
             if p == SIMULTANEOUS:
@@ -118,7 +125,9 @@ class PolicyRolloutEvaluator(Evaluator):
                 players.append(p)
                 actions.append(a)
                 state.apply_action(a)
-        return players, actions
+            if self.record_boards:
+                boards.append(state.board())
+        return players, actions, (np.array(boards) if self.record_boards else None)
 
     def _learn(self, players: list[int], actions: list[int], value: np.ndarray) -> None:
         n_max = 3 if self.policy == "nst" else 1
@@ -133,10 +142,10 @@ class PolicyRolloutEvaluator(Evaluator):
     def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         out = []
         for state in states:
-            players, actions = self._playout(state)
+            players, actions, boards = self._playout(state)
             value = self.terminal_value(state.returns(), self.utility)
             if self.policy in ("mast", "nst"):
                 self._learn(players, actions, value)
             out.append(Evaluation(value, None, np.array(players, dtype=np.int64),
-                                  np.array(actions, dtype=np.int64)))
+                                  np.array(actions, dtype=np.int64), boards=boards))
         return out

@@ -28,6 +28,10 @@ NOT_EXPANDED = -1
 UNKNOWN_PLAYER = -4  # player to move not yet seen (the node's state was never reached)
 NO_MOVER = -1  # mover and action of the root and of joint children
 
+#: The per-row array (:meth:`Tree.array`, int64) of visits that enhancements seeded into a
+#: node (search experience): they count in selection, not as real visits (expansion, result).
+SEEDED_VISITS = "seeded_visits"
+
 _ROW_ARRAYS = ("parent", "action", "mover", "prior", "visits", "value_sum", "first_child",
                "num_children", "to_move", "key", "avail")
 
@@ -156,6 +160,11 @@ class Tree:
         """Record what a simulation found at ``node`` the first time it got there."""
         self.to_move[node] = player
         self.key[node] = key
+
+    def real_visits(self, node: int) -> int:
+        """Visits of ``node`` made by simulations, without those seeded (:data:`SEEDED_VISITS`)."""
+        seeded = self.extra.get(SEEDED_VISITS)
+        return int(self.visits[node]) - (0 if seeded is None else int(seeded[node]))
 
     def is_expanded(self, node: int) -> bool:
         return self.first_child[node] != NOT_EXPANDED

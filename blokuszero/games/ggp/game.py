@@ -200,3 +200,18 @@ class FastGgpState(GgpState):
         s, _, movers, actions = self._r.playout(self._s, self.game.max_game_length)
         self._set(s)
         return movers, actions
+
+    def traced_playout(self, policy: str = "uniform",
+                       epsilon: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`playout` that also returns the positions it passed through: the base
+        propositions (one uint8 per ``reasoner.base`` fact) after each step, [steps, num_base]."""
+        if policy != "uniform":
+            raise ValueError(f"playout policy {policy!r}: GDL games play 'uniform' here")
+        s, _, movers, actions, trace = self._r.playout(self._s, self.game.max_game_length, True)
+        self._set(s)
+        return movers, actions, trace
+
+    def board(self) -> np.ndarray:
+        """The base propositions of this position (one uint8 per ``reasoner.base`` fact), the
+        rows :meth:`traced_playout` returns."""
+        return self._s[:len(self._r.base)]

@@ -78,26 +78,30 @@ def _next(v, joint, net):
 
 
 @nb.njit(cache=True)
-def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps):
+def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps, record):
     """Uniformly random joint moves to the end (or to a state where a role has no legal
-    move). Returns the final values, the steps played and the (role, action) of every real choice (roles with one legal move only are left out,
-    except that a step where nobody has a choice records the first role, as it is the mover)."""
+    move). Returns the final values, the steps played, the (role, action) of every real
+    choice (roles with one legal move only are left out, except that a step where nobody has
+    a choice records the first role, as it is the mover) and, with ``record``, the base
+    propositions of every position after a step ([steps, num_base]; else [0, num_base])."""
     num_roles = legal_start.shape[0] - 1
+    num_base = net[0]
     movers = np.empty(max_steps * num_roles, dtype=np.int64)
     actions = np.empty(max_steps * num_roles, dtype=np.int64)
     joint = np.empty(num_roles, dtype=np.int64)
+    trace = np.empty((64 if record else 0, num_base), dtype=np.uint8)
     n = 0
     steps = 0
     while not (terminal_atom >= 0 and v[terminal_atom] == 1):
         if steps == max_steps:
-            return v, -1, movers[:n], actions[:n]
+            return v, -1, movers[:n], actions[:n], trace[:0]
         chose = False
         for r in range(num_roles):
             count = 0
             for k in range(legal_start[r], legal_start[r + 1]):
                 count += v[legal_atom[k]]
             if count == 0:  # not well formed: ends the game, as GgpState does
-                return v, steps, movers[:n], actions[:n]
+                return v, steps, movers[:n], actions[:n], trace[:steps if record else 0]
             pick = np.random.randint(count)
             for k in range(legal_start[r], legal_start[r + 1]):
                 if v[legal_atom[k]] == 1:
@@ -115,8 +119,14 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
             actions[n] = joint[0]
             n += 1
         v = _next(v, joint, net)
+        if record:
+            if steps == trace.shape[0]:  # double the rows kept
+                grown = np.empty((2 * steps, num_base), dtype=np.uint8)
+                grown[:steps] = trace
+                trace = grown
+            trace[steps] = v[:num_base]
         steps += 1
-    return v, steps, movers[:n], actions[:n]
+    return v, steps, movers[:n], actions[:n], trace[:steps if record else 0]
 
 
 class PropNet(Reasoner):
@@ -242,13 +252,15 @@ class PropNet(Reasoner):
     def next(self, state: np.ndarray, joint: np.ndarray) -> np.ndarray:
         return _next(state, np.asarray(joint, dtype=np.int64), self.net)
 
-    def playout(self, state: np.ndarray, max_steps: int):
-        """Uniform random joint moves to the end: (final state, steps, movers, actions)."""
-        v, steps, movers, actions = _playout(state, self.net, self.legal_start, self.legal_atom,
-                                             self.legal_action, self.terminal_atom, max_steps)
+    def playout(self, state: np.ndarray, max_steps: int, record: bool = False):
+        """Uniform random joint moves to the end: (final state, steps, movers, actions), and
+        with ``record`` the base propositions after each step ([steps, num_base] uint8)."""
+        v, steps, movers, actions, trace = _playout(
+            state, self.net, self.legal_start, self.legal_atom, self.legal_action,
+            self.terminal_atom, max_steps, record)
         if steps == -1:
             raise RuntimeError(f"a playout passed {max_steps} joint moves without ending")
-        return v, steps, movers, actions
+        return (v, steps, movers, actions, trace) if record else (v, steps, movers, actions)
 
     def facts(self, state: np.ndarray) -> frozenset[Term]:
         return frozenset(self.base[j] for j in np.flatnonzero(state[:len(self.base)]))
