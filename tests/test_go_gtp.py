@@ -127,8 +127,8 @@ def test_command_line_engine_plays_over_pipes():
     out = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", "--playouts", "50", "--seed", "1"],
                          input=script, capture_output=True, text=True, timeout=120, env=env, check=True).stdout
     replies = out.split("\n\n")
-    assert replies[:3] == ["=", "=", "="] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])
-    assert replies[4].startswith("= ") and replies[5] == "="
+    assert replies[:3] == ["= ", "= ", "= "] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])
+    assert replies[4].startswith("= ") and replies[5] == "= "
 
 
 def test_command_line_refuses_bad_numbers_naming_the_option():
