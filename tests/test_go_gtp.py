@@ -48,18 +48,18 @@ def test_standard_commands():
     assert set(REQUIRED) <= set(listed)
     assert ask(e, "known_command genmove") == "= true\n\n" and ask(e, "known_command fly") == "= false\n\n"
     assert e.answer("   # only a comment") is None and e.answer("") is None
-    assert ask(e, "boardsize 9") == "=\n\n" and e.game.size == 9
-    assert ask(e, "komi 0.5") == "=\n\n" and e.game.komi == 0.5
-    assert ask(e, "play black E5") == "=\n\n"
-    assert ask(e, "play b D5") == "=\n\n"  # out of turn: GTP allows it
+    assert ask(e, "boardsize 9") == "= \n\n" and e.game.size == 9
+    assert ask(e, "komi 0.5") == "= \n\n" and e.game.komi == 0.5
+    assert ask(e, "play black E5") == "= \n\n"
+    assert ask(e, "play b D5") == "= \n\n"  # out of turn: GTP allows it
     move = ask(e, "genmove white")
     vertex = re.fullmatch(r"= (\S+)\n\n", move).group(1)
     assert e.state.board()[e.game.parse_vertex(vertex) // 9, e.game.parse_vertex(vertex) % 9] == 2
     assert "X" in ask(e, "showboard")
-    assert ask(e, "undo") == "=\n\n" and (e.state.board() == 2).sum() == 0
+    assert ask(e, "undo") == "= \n\n" and (e.state.board() == 2).sum() == 0
     assert ask(e, "final_score") == "= B+80.5\n\n"  # Black alone on the board: 81 minus komi
-    assert ask(e, "clear_board") == "=\n\n" and not e.state.board().any()
-    assert ask(e, "quit") == "=\n\n" and e.finished
+    assert ask(e, "clear_board") == "= \n\n" and not e.state.board().any()
+    assert ask(e, "quit") == "= \n\n" and e.finished
 
 
 def test_errors_name_the_problem_and_change_nothing():
@@ -114,7 +114,7 @@ def test_fuzzed_sessions_always_answer(lines):
         response = e.answer(line)
         if response is None:
             continue
-        assert re.fullmatch(r"[=?]\d*( [^\n].*)?(\n.*)*\n\n", response, re.S), repr(response)
+        assert re.fullmatch(r"[=?]\d* ([^\n].*)?(\n.*)*\n\n", response, re.S), repr(response)
         assert "internal error" not in response, (line, response)
         if response.startswith("?"):
             assert np.array_equal(e.state.buf, before) and e.history == history
@@ -127,8 +127,8 @@ def test_command_line_engine_plays_over_pipes():
     out = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", "--playouts", "50", "--seed", "1"],
                          input=script, capture_output=True, text=True, timeout=120, env=env, check=True).stdout
     replies = out.split("\n\n")
-    assert replies[:3] == ["=", "=", "="] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])
-    assert replies[4].startswith("= ") and replies[5] == "="
+    assert replies[:3] == ["= ", "= ", "= "] and re.fullmatch(r"= [A-HJ]\d|= pass", replies[3])
+    assert replies[4].startswith("= ") and replies[5] == "= "
 
 
 def test_command_line_refuses_bad_numbers_naming_the_option():
@@ -159,9 +159,9 @@ def vertices(e: GoGtpEngine, colour: int) -> set[str]:
 
 def test_two_passes_by_one_colour_leave_the_game_on():
     e = engine(5)
-    assert ask(e, "play b pass") == "=\n\n" and ask(e, "play b pass") == "=\n\n"
+    assert ask(e, "play b pass") == "= \n\n" and ask(e, "play b pass") == "= \n\n"
     assert not e.state.is_terminal() and e.state.current_player() == 1
-    assert ask(e, "play w pass") == "=\n\n" and e.state.is_terminal()
+    assert ask(e, "play w pass") == "= \n\n" and e.state.is_terminal()
 
 
 def test_fixed_handicap_layout():
@@ -178,7 +178,7 @@ def test_fixed_handicap_layout():
     assert not e.state.board().any()
     ask(e, "fixed_handicap 4")
     ask(e, "play w D5")
-    assert ask(e, "undo") == "=\n\n" and len(vertices(e, 1)) == 4  # handicap stones are no moves
+    assert ask(e, "undo") == "= \n\n" and len(vertices(e, 1)) == 4  # handicap stones are no moves
 
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is NOT installed: fixed handicap not checked against it")
@@ -208,7 +208,7 @@ def test_free_handicap():
                       ("place_free_handicap 81", "invalid number of stones")):
         assert why in ask(e, line), line
         assert np.array_equal(e.state.buf, before)
-    assert ask(e, "set_free_handicap A1 J9 E5") == "=\n\n"
+    assert ask(e, "set_free_handicap A1 J9 E5") == "= \n\n"
     assert vertices(e, 1) == {"A1", "J9", "E5"} and e.state.current_player() == 1
 
 
@@ -216,7 +216,7 @@ def test_loadsgf_sets_up_the_position_before_a_move(tmp_path):
     path = SCORED[0]
     record = read_sgf(path.read_text())
     e = engine(5)
-    assert ask(e, f"loadsgf {path} 11") == "=\n\n"
+    assert ask(e, f"loadsgf {path} 11") == "= \n\n"
     assert e.game.size == record.size and e.history == record.moves[:10]
     ask(e, f"loadsgf {path}")
     assert np.array_equal(e.state.board(), record.replay().board())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,6 @@ from hypothesis import strategies as st
 
 from blokuszero.games.blokus import BlokusState
 from blokuszero.games.blokus.sgf import read_sgf
-from blokuszero.players import RandomPlayer
 from blokuszero.match.arena import Match, run_match
 from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.protocols.gtp import GtpClient, GtpError, format_response, parse_command
@@ -34,14 +34,15 @@ def test_parse_command_ids_comments_and_control_characters():
 
 
 def test_format_response():
-    assert format_response("", True, "") == "=\n\n"
+    # the space is always there, as Pentobi's twogtp demands ("= " or "? " starts an answer)
+    assert format_response("", True, "") == "= \n\n"
     assert format_response("3", False, "bad") == "?3 bad\n\n"
     # blank lines would end the answer early; a leading newline puts a board on its own lines
-    assert format_response("", True, "\nrow 2\n\nrow 1\n") == "=\nrow 2\nrow 1\n\n"
+    assert format_response("", True, "\nrow 2\n\nrow 1\n") == "= \nrow 2\nrow 1\n\n"
 
 
 def random_engine(seed: int = 0) -> BlokusGtpEngine:
-    return BlokusGtpEngine(lambda s: RandomPlayer(s), seed)
+    return BlokusGtpEngine({"preset": "random"}, seed)
 
 
 def ask(engine: BlokusGtpEngine, line: str) -> tuple[bool, str]:
@@ -95,7 +96,7 @@ def test_standard_commands():
     assert ask(engine, "final_score") == (True, "0 0 0 0")  # points = squares on the board + bonuses
     assert ask(engine, "play red t1") == (True, "")  # any colour may play, as in Pentobi
     assert ask(engine, "final_score") == (True, "0 0 1 0")
-    assert engine.answer("5 clear_board") == "=5\n\n"  # the id comes back
+    assert engine.answer("5 clear_board") == "=5 \n\n"  # the id comes back
     assert ask(engine, "final_score") == (True, "0 0 0 0")
     assert ask(engine, "quit") == (True, "") and engine.finished
 
@@ -215,7 +216,7 @@ def test_commands_are_listed():
     engine = random_engine()
     commands = set(ask(engine, "list_commands")[1].split("\n"))
     assert {"set_game", "cputime", "undo", "reg_genmove", "loadsgf", "savesgf", "g", "p",
-            "get_place"} <= commands
+            "get_place", "get_value", "param", "param_base"} <= commands
 
 
 def test_set_game_takes_pentobi_game_names():
@@ -293,6 +294,16 @@ def test_g_and_p_at_the_end_of_the_game():
     ("loadsgf BAD", "not classic Blokus"),
     ("savesgf", "syntax error: expected savesgf <file>"),
     ("savesgf /nonexistent/x.blksgf", "cannot write /nonexistent/x.blksgf"),
+    ("get_value", "no search value"),
+    ("get_value 1", "syntax error: get_value takes no arguments"),
+    ("param use_book", "syntax error: expected param [<key> <value>]"),
+    ("param use_book 1", "use_book 1: this engine has no opening book"),
+    ("param use_book yes", "invalid value 'yes' for use_book: expected 0 or 1"),
+    ("param avoid_symmetric_draw 2", "invalid value '2' for avoid_symmetric_draw"),
+    ("param fixed_simulations 10", "unknown parameter 'fixed_simulations' for a random player"),
+    ("param_base accept_illegal 1", "this engine refuses moves against the rules"),
+    ("param_base resign maybe", "invalid value 'maybe' for resign"),
+    ("param_base komi 7", "unknown parameter 'komi'; known: accept_illegal, resign"),
 ])
 def test_refusals_leave_the_game_as_it_was(tmp_path, line, reason):
     (tmp_path / "game.blksgf").write_text("(;GM[Blokus];1[a20];2[t20];3[t1])")
@@ -384,3 +395,114 @@ def test_twogtp_session_drives_two_engine_subprocesses():
         assert sum(c.startswith("genmove 1") for c in commands) > 5  # game 0: black plays Blue
         assert any(c.startswith("genmove 2") for c in commands)  # game 1: black plays Yellow
         twogtp.send_both("quit")
+
+
+def test_param_lists_and_sets_the_players_options_and_pentobis():
+    engine = BlokusGtpEngine({"preset": "mcts_maxn", "simulations": 30}, seed=3)
+    listed = dict(line.split(" ", 1) for line in ask(engine, "param")[1].split("\n"))
+    assert listed["fixed_simulations"] == listed["simulations"] == "30"
+    assert listed["use_book"] == "0" and listed["avoid_symmetric_draw"] == "1"
+    assert listed["tree"] == "maxn" and listed["c"] == "0.2" and "kind" not in listed
+    assert ask(engine, "p " + BLUE_FIRST) == (True, "")
+    # a new value rebuilds the player, which is told the game so far
+    assert ask(engine, "param fixed_simulations 12") == (True, "")
+    assert ask(engine, "param c 0.3") == (True, "")
+    assert engine.player.mcts.config.simulations == 12 and engine.state.history()[0][0] == 0
+    assert ask(engine, "g")[0] and engine.player.last_result.simulations == 12
+    assert "simulations 12" in ask(engine, "param")[1] and "c 0.3" in ask(engine, "param")[1]
+    assert ask(engine, "param use_book 0") == (True, "")
+    assert ask(engine, "param avoid_symmetric_draw 0") == (True, "")
+    assert "avoid_symmetric_draw 0" in ask(engine, "param")[1]
+    before = ask(engine, "param")
+    for line, reason in [("param simulations -3", "simulations must be >= 0"),
+                         ("param tree bogus", "tree shape 'bogus'"),
+                         ("param kind random", "unknown parameter 'kind'"),
+                         ("param frobnicate 1", "unknown parameter 'frobnicate' for a mcts player; "
+                                                "known: avoid_symmetric_draw, use_book, fixed_simulations")]:
+        ok, text = ask(engine, line)
+        assert not ok and reason in text, (line, text)
+    assert ask(engine, "param") == before
+    assert ask(engine, "param_base") == (True, "accept_illegal 0\nresign 1")
+    assert ask(engine, "param_base resign 0") == (True, "")
+    assert ask(engine, "param_base accept_illegal 0") == (True, "")
+    assert ask(engine, "param_base") == (True, "accept_illegal 0\nresign 0")
+
+
+def test_get_value_is_the_last_searchs_root_value_for_its_colour():
+    engine = BlokusGtpEngine({"preset": "mcts_maxn", "simulations": 40}, seed=1)
+    assert ask(engine, "get_value") == (False, "no search value: get_value follows a genmove or "
+                                                "reg_genmove answered by a search (this engine's player is 'mcts')")
+    for command, colour in [("genmove 1", 0), ("reg_genmove 3", 2), ("g", 1)]:
+        assert ask(engine, command)[0]
+        ok, value = ask(engine, "get_value")
+        # MCTS-MaxN's playouts score 1 for a win (or a shared first place), 0 for a loss
+        assert ok and float(value) == pytest.approx(engine.player.last_result.root_value[colour], abs=1e-4)
+        assert 0 < float(value) < 1
+    ask(engine, "set_random_seed 2")  # a new player has searched nothing yet
+    assert not ask(engine, "get_value")[0]
+    # a network's values lie in -1..1: mapped onto 0..1
+    net = BlokusGtpEngine({"preset": "alphazero", "simulations": 8}, seed=1)
+    assert ask(net, "genmove 1")[0]
+    root = net.player.last_result.root_value[0]
+    assert float(ask(net, "get_value")[1]) == pytest.approx((root + 1) / 2, abs=1e-4)
+    assert not ask(random_engine(), "get_value")[0]
+
+
+TWOGTP_GAME = Path(__file__).parent / "data" / "twogtp_pentobi"
+
+
+def read_transcript(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(engine letter, command, answer lines) of each exchange of a twogtp log."""
+    exchanges: list[tuple[str, str, list[str]]] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        who, arrow, text = line[0], line[1:3], line[4:]
+        if arrow == ">>":
+            exchanges.append((who, text, []))
+        else:
+            assert arrow == "<<" and exchanges[-1][0] == who, line
+            exchanges[-1][2].append(text)
+    return exchanges
+
+
+def test_recorded_twogtp_game_against_pentobi_replays_over_gtp():
+    """The whole game Pentobi's twogtp played between our engine (Blue) and pentobi-gtp (level 1),
+    replayed command for command against the engine as a subprocess, as twogtp ran it. Every
+    answer must be the recorded one, except cputime (a number that grows) and genmove, which must
+    be a legal move of its colour: where the seeded search chose another move (the search has
+    changed since the recording), the engine takes it back and plays the recorded one, so that
+    the rest of the record still applies. Pentobi's score of the game must be ours."""
+    exchanges = read_transcript(TWOGTP_GAME / "transcript.txt")
+    ours = [(command, answer) for who, command, answer in exchanges if who == "B"]
+    assert ours[0][0] == "set_game Blokus" and ours[-1][0] == "quit"
+    assert sum(command.startswith("genmove 1") for command, _ in ours) > 10
+    referee, cputime = BlokusState(), 0.0
+    with GtpClient([*ENGINE, "--seed", "1"]) as engine:
+        for command, answer in ours[:-1]:
+            assert answer[0][:2] == "= "  # twogtp demands "= " (with the space): every answer passed
+            expected = "\n".join([answer[0][2:], *answer[1:]]).strip()
+            got = engine.send(command)
+            name, *args = command.split()
+            if name == "cputime":
+                assert float(got) >= cputime
+                cputime = float(got)
+            elif name == "genmove":
+                colour = int(args[0]) - 1
+                assert colour == referee.current_player()
+                assert referee.string_to_action(got) in referee.legal_actions(colour), got
+                if got != expected:
+                    engine.send("undo")
+                    engine.send(f"play {args[0]} {expected}")
+                referee.apply_action(referee.string_to_action(expected))
+            else:
+                assert got == expected, (command, got, expected)
+                if name == "play":
+                    referee.apply_action(referee.string_to_action(args[1]))
+        assert referee.is_terminal()
+        pentobi = dict((command, answer) for who, command, answer in exchanges if who == "P")
+        assert pentobi["loadsgf game.blksgf"] == ["= "]
+        assert engine.send("final_score") == pentobi["final_score"][0][2:].strip()  # "56 68 63 69"
+        assert engine.send(f"loadsgf {TWOGTP_GAME / 'game.blksgf'}") == ""
+        assert engine.send("final_score") == pentobi["final_score"][0][2:].strip()
+        assert engine.send("all_legal 1") == engine.send("all_legal 4") == ""

@@ -100,7 +100,7 @@ def test_engine_survives_fuzzed_bytes_under_a_utf8_locale(command, setup):
     answers = answers[:-1]
     assert len(answers) == 2 + _expected_answers(lines) + 2  # setup, showboard, the fuzz, showboard, quit
     assert all(re.match(r"[=?]\d*( |\n|$)", a) for a in answers)
-    assert answers[0] == "=" and answers[-1] == "="
+    assert answers[0] == "= " and answers[-1] == "= "
     assert answers[-2] == answers[1]  # the board is as it was before the fuzz
     assert "internal error" not in out
     assert any(a.startswith("? invalid UTF-8") for a in answers) and any("line too long" in a for a in answers)

@@ -53,11 +53,13 @@ def expect_arguments(args: list[str], count: int, usage: str) -> list[str]:
 
 def format_response(ident: str, ok: bool, text: str) -> str:
     """One answer on the wire. Empty lines inside ``text`` would end the answer early, so they
-    go; a leading newline stays (a board then starts on the line after the ``=``)."""
+    go; a leading newline stays (a board then starts on the line after the ``=``). The space
+    after ``=``/``?`` and the id is always written, also before an empty or multi-line text
+    (``= \n\n``), as GNU Go and Pentobi do: Pentobi's ``twogtp`` refuses a first line that is
+    not ``=`` or ``?`` followed by a space."""
     first, *rest = text.rstrip().split("\n")
     body = "\n".join([first.strip(), *(line.rstrip() for line in rest if line.strip())])
-    separator = "" if not body or body.startswith("\n") else " "  # no space before a line break
-    return f"{'=' if ok else '?'}{ident}{separator}{body}\n\n"
+    return f"{'=' if ok else '?'}{ident} {body}\n\n"
 
 
 def no_arguments(name: str, respond: Callable[[], str]) -> Handler:

@@ -13,16 +13,17 @@ from typing import Any
 
 import yaml
 
-from ...games.blokus import BlokusGame
 from ...match.arena import set_math_threads
-from ...players.factory import PRESETS, make_player, resolve_spec
+from ...players.factory import PRESETS, resolve_spec
 from .engine import BlokusGtpEngine
 
 _EPILOG = """\
 commands: protocol_version, name, version, known_command, list_commands, clear_board,
 play <color> <move>, genmove <color>, all_legal <color>, final_score, showboard,
 set_random_seed <n>, quit; and Pentobi's set_game Blokus, cputime, undo, reg_genmove <color>,
-g, p <move>, loadsgf <file> [<move_number>], savesgf <file>, get_place <color>. Colors: 1-4 or blue, yellow, red, green. Moves: Pentobi notation
+g, p <move>, loadsgf <file> [<move_number>], savesgf <file>, get_place <color>, get_value,
+param [<key> <value>] (the player's options; fixed_simulations, use_book 0, avoid_symmetric_draw),
+param_base [<key> <value>] (resign, accept_illegal 0). Colors: 1-4 or blue, yellow, red, green. Moves: Pentobi notation
 (squares joined by commas, e.g. a20,b20,c20). genmove answers 'pass' when the color cannot move.
 
 examples:
@@ -75,11 +76,10 @@ def player_spec(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     set_math_threads(args.threads)
-    game = BlokusGame()
     try:
         spec = player_spec(args)
         # The player is built now, so that a bad checkpoint stops the engine before any command.
-        engine = BlokusGtpEngine(lambda seed: make_player(game, spec, seed), args.seed, args.name)
+        engine = BlokusGtpEngine(spec, args.seed, args.name)
     except (ValueError, OSError) as err:
         sys.exit(f"blokuszero-gtp: {err}")
     engine.serve(sys.stdin, sys.stdout)

@@ -10,22 +10,28 @@ score plus 89.
 Besides the standard commands it answers what Pentobi's controllers send (its ``twogtp``
 sends ``set_game Blokus``, ``clear_board``, ``cputime``, ``genmove``/``play``, ``quit``):
 ``set_game``, ``cputime``, ``undo``, ``reg_genmove``, ``loadsgf``/``savesgf`` (Pentobi SGF),
-``g``/``p`` (genmove/play for the colour to move) and ``get_place``. A refused command answers
-``? reason`` and leaves the game as it was.
+``g``/``p`` (genmove/play for the colour to move), ``get_place``, ``get_value`` (the last search's
+win estimate, 0-1), ``param`` (the player's options, and Pentobi's ``fixed_simulations``,
+``use_book``, ``avoid_symmetric_draw``) and ``param_base`` (``resign``, ``accept_illegal``). A
+refused command answers ``? reason`` and leaves the game as it was.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
 
 from ... import __version__
 from ...games.blokus import tables as T
-from ...games.blokus.game import BlokusState
+from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
-from ...players.base import Player
+from ...players.factory import make_player, resolve_spec
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
 _COLOUR_WORDS = {**{str(i + 1): i for i in range(T.NUM_COLORS)},
@@ -40,16 +46,34 @@ def parse_colour(text: str) -> int:
     return colour
 
 
-class BlokusGtpEngine(GtpEngine):
-    """Serves a Blokus player over GTP. ``make_player(seed)`` builds it; ``set_random_seed``
-    rebuilds it with the new seed, so that a seeded engine plays the same moves every time."""
+def _flag(key: str, text: str) -> bool:
+    """A Pentobi boolean parameter value: ``0`` or ``1``."""
+    if text not in ("0", "1"):
+        raise GtpError(f"invalid value {text!r} for {key}: expected 0 or 1")
+    return text == "1"
 
-    def __init__(self, make_player: Callable[[int], Player], seed: int = 0, name: str = "BlokusZero") -> None:
-        self.make_player = make_player
-        self.player = make_player(seed)
+
+def _format_value(value: Any) -> str:
+    """An option's value as ``param`` lists it and takes it back (YAML: 0.2, maxn, null)."""
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+
+
+class BlokusGtpEngine(GtpEngine):
+    """Serves the player of ``spec`` (a player spec, see :mod:`blokuszero.players.factory`)
+    over GTP. ``set_random_seed`` rebuilds it with the new seed, so that a seeded engine plays the
+    same moves every time; ``param KEY VALUE`` rebuilds it with the option changed."""
+
+    def __init__(self, spec: Mapping[str, Any], seed: int = 0, name: str = "BlokusZero") -> None:
+        self.game = BlokusGame()
+        self.spec = resolve_spec(spec)  # ValueError names a bad option before any command
+        self.seed = seed
+        self.player = make_player(self.game, self.spec, seed)
         self.state = BlokusState()
         self.setup = 0  # placements of a loaded set-up position, which undo does not take back
         self.engine_name = name
+        self.last_mover: int | None = None  # the colour of the last generated move (get_value)
+        self.avoid_symmetric_draw = True  # Pentobi's default; no effect with four colours
+        self.resign = True  # Pentobi's default; four-colour games are never resigned, as in Pentobi
         super().__init__({
             "name": no_arguments("name", lambda: self.engine_name),
             "version": no_arguments("version", lambda: __version__),
@@ -69,6 +93,9 @@ class BlokusGtpEngine(GtpEngine):
             "savesgf": self._savesgf,
             "cputime": no_arguments("cputime", lambda: f"{time.process_time():.3f}"),
             "set_random_seed": self._set_random_seed,
+            "get_value": no_arguments("get_value", self._get_value),
+            "param": self._param,
+            "param_base": self._param_base,
         })
 
     def _set_position(self, state: BlokusState, setup: int = 0) -> None:
@@ -123,7 +150,9 @@ class BlokusGtpEngine(GtpEngine):
         state = self.state
         if colour != state.current_player():
             state = BlokusState.from_moves(state.history(), to_move=colour)
+        self.last_mover = None  # until the search has answered
         move = self.player.choose_action(state)
+        self.last_mover = colour
         if play:
             self._place(colour, move)
         return placement_to_string(move)
@@ -188,9 +217,75 @@ class BlokusGtpEngine(GtpEngine):
                            for name, s in zip(T.COLOR_NAMES, self.state.scores()))
         return f"\n{self.state}\npoints: {points}"
 
+    def _rebuild(self, spec: Mapping[str, Any], seed: int) -> None:
+        """A new player from ``spec`` and ``seed``, told the moves of the game so far."""
+        player = make_player(self.game, spec, seed)  # may raise: then nothing has changed
+        self.player.close()
+        self.player, self.spec, self.seed, self.last_mover = player, dict(spec), seed, None
+        for colour, move in self.state.history():
+            self.player.inform(move, colour)
+
     def _set_random_seed(self, args: list[str]) -> str:
         text = expect_arguments(args, 1, "set_random_seed <n>")[0]
         if not text.isdigit():
             raise GtpError(f"invalid seed {text!r}: expected a non-negative integer")
-        self.player = self.make_player(int(text))
+        self._rebuild(self.spec, int(text))
+        return ""
+
+    def _get_value(self) -> str:
+        # Pentobi answers the root value of its last search, a win estimate in 0..1 for the colour
+        # of the last generated move; ours is that colour's mean value at the root, mapped from
+        # the evaluator's scale (loss .. win or shared first place) onto 0..1.
+        result = getattr(self.player, "last_result", None)
+        if self.last_mover is None or result is None:
+            raise GtpError("no search value: get_value follows a genmove or reg_genmove answered "
+                           f"by a search (this engine's player is {self.spec['kind']!r})")
+        value = float(result.root_value[self.last_mover])
+        if np.isnan(value):
+            raise GtpError("no search value: the last search ran no simulation")
+        low, high = self.player.mcts.evaluator.value_bounds
+        return f"{(value - low) / (high - low):.4g}"
+
+    def _param(self, args: list[str]) -> str:
+        # Pentobi's generally useful parameters, then the player's own options (its spec).
+        if not args:
+            listed = {"avoid_symmetric_draw": int(self.avoid_symmetric_draw), "use_book": 0}
+            if "simulations" in self.spec:
+                listed["fixed_simulations"] = self.spec["simulations"]
+            listed.update({k: v for k, v in self.spec.items() if k != "kind"})
+            return "\n".join(f"{key} {_format_value(value)}" for key, value in listed.items())
+        key, text = expect_arguments(args, 2, "param [<key> <value>]")
+        if key == "avoid_symmetric_draw":  # only two-colour variants can be drawn symmetrically
+            self.avoid_symmetric_draw = _flag(key, text)
+            return ""
+        if key == "use_book":
+            if _flag(key, text):
+                raise GtpError("use_book 1: this engine has no opening book")
+            return ""
+        if key == "fixed_simulations":
+            key = "simulations"
+        if key == "kind" or key not in self.spec:
+            known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in self.spec else []),
+                     *(k for k in self.spec if k != "kind")]
+            raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec['kind']} player; known: "
+                           f"{', '.join(known)}")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise GtpError(f"invalid value {text!r} for {key}") from None
+        spec = resolve_spec({**self.spec, key: value})  # ValueError names what is wrong
+        self._rebuild(spec, self.seed)
+        return ""
+
+    def _param_base(self, args: list[str]) -> str:
+        if not args:
+            return f"accept_illegal 0\nresign {int(self.resign)}"
+        key, text = expect_arguments(args, 2, "param_base [<key> <value>]")
+        if key == "resign":  # four-colour games are played out: genmove never answers resign
+            self.resign = _flag(key, text)
+        elif key == "accept_illegal":
+            if _flag(key, text):
+                raise GtpError("accept_illegal 1: this engine refuses moves against the rules")
+        else:
+            raise GtpError(f"unknown parameter {key!r}; known: accept_illegal, resign")
         return ""
