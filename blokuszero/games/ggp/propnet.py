@@ -398,6 +398,10 @@ class PropNet(Reasoner):
         by_head: dict[Term, list[tuple[tuple, tuple]]] = defaultdict(list)
         for head, pos, neg in grounding.instances:
             by_head[head].append((pos, neg))
+        for rel in _ROOTS:  # wholly static (e.g. moves legal in every state): always true
+            if rel in desc.static:
+                for fact in grounding.static.get(rel):
+                    by_head[fact].append(((), ()))
         # Only atoms that legal/goal/terminal/next can depend on are kept.
         relevant, todo = set(), [h for h in by_head if relation(h) in _ROOTS]
         while todo:
