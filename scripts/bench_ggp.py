@@ -43,7 +43,8 @@ def updates_per_second(r, seconds: float, rng: np.random.Generator) -> float:
             legal = [r.legal(s, p) for p in roles]
             if min(len(m) for m in legal) == 0:  # a sheet that leaves a role stuck: the end
                 break
-            s = r.next(s, np.array([rng.choice(m) for m in legal]))
+            # m[rng.integers(len(m))]: uniform like rng.choice(m), at a fraction of its cost
+            s = r.next(s, np.array([m[rng.integers(len(m))] for m in legal]))
             count += 1
     return count / (time.perf_counter() - start)
 

@@ -475,6 +475,8 @@ class PropNet(Reasoner):
         self.legal_start = np.array(legal_start, dtype=np.int64)
         self.legal_atom = np.array(legal_atom, dtype=np.int64)
         self.legal_action = np.array(legal_action, dtype=np.int64)
+        self._legal_of = [(self.legal_atom[s:e], self.legal_action[s:e])
+                          for s, e in zip(legal_start[:-1], legal_start[1:])]
         self.goal_start = np.array(goal_start, dtype=np.int64)
         self.goal_atom = np.array(goal_atom, dtype=np.int64)
         self.goal_value = np.array(goal_value)
@@ -546,8 +548,8 @@ class PropNet(Reasoner):
         return self._initial.copy()
 
     def legal(self, state: np.ndarray, role: int) -> np.ndarray:
-        s, e = self.legal_start[role], self.legal_start[role + 1]
-        return self.legal_action[s:e][state[self.legal_atom[s:e]] == 1]
+        atoms, actions = self._legal_of[role]
+        return actions[state[atoms] == 1]
 
     def is_terminal(self, state: np.ndarray) -> bool:
         return self.terminal_atom >= 0 and bool(state[self.terminal_atom])
