@@ -394,6 +394,8 @@ class PropNet(Reasoner):
 
     def __init__(self, desc: Description, grounding: Grounding,
                  sample_steps: int = SAMPLE_STEPS) -> None:
+        """Compile ``grounding`` (which must hold its instances); ``sample_steps`` joint moves
+        of random games (a fixed stream of its own) order the literals."""
         super().__init__(desc, grounding)
         by_head: dict[Term, list[tuple[tuple, tuple]]] = defaultdict(list)
         for head, pos, neg in grounding.instances:
