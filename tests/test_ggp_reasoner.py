@@ -153,6 +153,48 @@ def test_reasoners_agree_on_sheets(name):
     _agree((RULES_DIR / f"{name}.kif").read_text(), games=2)
 
 
+# One role toggles cells of a line; a cell is reached when marked and next to a reached one,
+# starting from cell 1. Adjacency goes both ways, so the ground reach atoms form a positive
+# cycle: unmarking cell 1 must retract reach atoms that support each other.
+TOGGLE = """
+(role p)
+(cell 1) (cell 2) (cell 3) (cell 4) (cell 5)
+(adj 1 2) (adj 2 3) (adj 3 4) (adj 4 5)
+(<= (near ?x ?y) (adj ?x ?y))
+(<= (near ?x ?y) (adj ?y ?x))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(init (step 0))
+(<= (legal p (toggle ?c)) (cell ?c))
+(<= (next (marked ?c)) (true (marked ?c)) (not (does p (toggle ?c))))
+(<= (next (marked ?c)) (cell ?c) (not (true (marked ?c))) (does p (toggle ?c)))
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(<= (reach 1) (true (marked 1)))
+(<= (reach ?y) (reach ?x) (near ?x ?y) (true (marked ?y)))
+(<= terminal (true (step 8)))
+(<= (goal p 100) (reach 5))
+(<= (goal p 0) (not (reach 5)))
+"""
+
+
+def test_reasoners_agree_through_a_positive_cycle():
+    net = make_reasoner(load_description(TOGGLE), "propnet")
+    assert net.net[2].any()  # the reach atoms are one cyclic component
+    _agree(TOGGLE, games=40)
+
+
+def test_propnet_survives_pickling_and_states_out_of_order():
+    import pickle
+
+    net = make_reasoner(load_description((RULES_DIR / "tictactoe.kif").read_text()), "propnet")
+    copy = pickle.loads(pickle.dumps(net))
+    s = net.initial()
+    first = [int(net.legal(s, r)[0]) for r in range(2)]
+    a = net.next(s, np.array(first))
+    b = net.next(s, np.array([int(net.legal(s, 0)[-1]), first[1]]))
+    assert net.facts(net.next(s, np.array(first))) == net.facts(a) != net.facts(b)
+    assert copy.facts(copy.next(copy.initial(), np.array(first))) == net.facts(a)
+
+
 def test_three_role_game_through_the_game_interface():
     game = GgpGame(PICK3, name="pick3")
     assert game.roles == ["a", "b", "c"] and (game.min_utility, game.max_utility) == (0, 100)

@@ -130,14 +130,15 @@ def _goal(v, r, goal_start, goal_atom, goal_value):
 @nb.njit(cache=True)
 def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps, theta,
              spec, record, tp, tm, tq, tc):
-    """Moves drawn from pi to the end (forced moves played as they are). Returns the final
+    """Moves drawn from pi to the end (forced moves played as they are; ``net``: the network's
+    ``(net, live)``, its lock held by the caller). Returns the final
     values, the number of choices T (-1 past ``max_steps``), the (role, action) of each choice
     (a step where nobody chooses records the first role's move, as the uniform playout does)
     and, with ``record``, the trajectory: choice c had the true pairs ``tp[tc[c, 0]:tc[c, 1]]``,
     moves ``tm[tc[c, 2]:tc[c, 3]]`` with probabilities ``tq[...]`` and chose index ``tc[c, 4]``
     (the buffers grow as needed and are returned)."""
     num_roles = legal_start.shape[0] - 1
-    num_base = net[0]
+    num_base = net[0][0]
     props = np.empty(num_base, dtype=np.int64)
     pairs = np.empty(max(num_base * (num_base - 1) // 2, 1), dtype=np.int64)
     moves = np.empty(legal_atom.shape[0], dtype=np.int64)
@@ -197,7 +198,7 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
             movers[n] = 0
             actions[n] = joint[0]
             n += 1
-        v = _next(v, joint, net)
+        v = _next(v, joint, net[0], net[1])
         steps += 1
     return v, choices, movers[:n], actions[:n], tp, tm, tq, tc
 
@@ -319,8 +320,10 @@ class SoftmaxPolicy:
         return state._s
 
     def _args(self):
+        """The network's kernel arguments; ``(net, live)`` first: the kernels step the
+        network's own differential state, so callers hold its lock."""
         r = self.net
-        return (r.net, r.legal_start, r.legal_atom, r.legal_action, r.terminal_atom)
+        return ((r.net, r._live), r.legal_start, r.legal_atom, r.legal_action, r.terminal_atom)
 
     def _goal_args(self):
         r = self.net
@@ -361,25 +364,28 @@ class SoftmaxPolicy:
 
     def outcomes(self, state, sims: int, role: int = 0) -> np.ndarray:
         """z in [-1, 1] for ``role`` after each of ``sims`` playouts from ``state``."""
-        return _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
-                         self.game.max_game_length, self.theta, self.spec, False, self._acc.value)
+        with self.net._lock:
+            return _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+                             self.game.max_game_length, self.theta, self.spec, False, self._acc.value)
 
     def outcome_gradient(self, state, sims: int, role: int = 0
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t psi(s_t, a_t)`` over
         ``sims`` playouts (T_k the choices of playout k), sparse, and the outcomes."""
         a = self._acc
-        z = _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
-                      self.game.max_game_length, self.theta, self.spec, True, a.value)
+        with self.net._lock:
+            z = _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+                          self.game.max_game_length, self.theta, self.spec, True, a.value)
         idx, vals = a.take()
         return idx, vals, z
 
     def playout(self, state) -> tuple[np.ndarray, np.ndarray]:
         """Play ``state`` to the end with moves drawn from pi (in place); returns who chose and
         what, as ``FastGgpState.playout`` does."""
-        out, t, movers, actions, *_ = _playout(self._values(state), *self._args(),
-                                               self.game.max_game_length, self.theta, self.spec,
-                                               False, *_buffers())
+        with self.net._lock:
+            out, t, movers, actions, *_ = _playout(self._values(state), *self._args(),
+                                                   self.game.max_game_length, self.theta,
+                                                   self.spec, False, *_buffers())
         if t < 0:
             raise RuntimeError(f"a playout passed {self.game.max_game_length} joint moves")
         state._set(out)
