@@ -58,13 +58,14 @@ def engine_rate(game: GoGame, seconds: float, rules: int = 0,
     return done / (clock() - start), moves / done
 
 
-def search_rate(game: GoGame, k: float, simulations: int, seed: int) -> float:
-    """Playouts per second of one RAVE search from the empty board."""
-    player = make_player(game, {"preset": "go_rave", "simulations": simulations, "k": k, "l": 1.0}, seed)
+def search_rate(game: GoGame, k: float, simulations: int, seed: int, preset: str = "go_rave",
+                clock=time.perf_counter) -> float:
+    """Playouts per second (by ``clock``) of one RAVE search from the empty board."""
+    player = make_player(game, {"preset": preset, "simulations": simulations, "k": k, "l": 1.0}, seed)
     state = game.new_initial_state()
-    start = time.perf_counter()
+    start = clock()
     player.choose_action(state)
-    return simulations / (time.perf_counter() - start)
+    return simulations / (clock() - start)
 
 
 def main() -> None:
@@ -135,6 +136,19 @@ def rule_rates(args: argparse.Namespace) -> None:
         for name in parts:
             each = " ".join(f"{x:8,.0f}" for x in rates[name])
             print(f"{size}x{size} {name:14s} {each} playouts/CPU s ({lengths[name]:.0f} moves each)", flush=True)
+        # Whole searches: the uniform-playout engine (go_rave) and the Fuego-style one
+        # (go_fuego: its playouts and prior knowledge), alternating.
+        simulations = max(500, args.simulations * 81 // (size * size))
+        searches: dict[str, list[float]] = {"go_rave": [], "go_fuego": []}
+        for preset in searches:
+            search_rate(game, 1.0, 50, 0, preset)  # compile and warm up
+        for r in range(args.repeats):
+            for preset, out in searches.items():
+                out.append(search_rate(game, 1.0, simulations, r, preset, time.process_time))
+        results["sizes"][size]["searches"] = searches
+        for preset, out in searches.items():
+            each = " ".join(f"{x:8,.0f}" for x in out)
+            print(f"{size}x{size} search {preset:8s} ({simulations} playouts) {each} playouts/CPU s", flush=True)
     results["load_average_after"] = os.getloadavg()
     print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
     if args.json:

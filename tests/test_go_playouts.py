@@ -131,6 +131,41 @@ def test_informed_playouts_are_legal_games(policy):
         assert state.is_terminal()
 
 
+def test_prior_knowledge_of_even_games():
+    # White to move; White's C4 is in atari (liberty C5), Black's D4 too (liberty E4).
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    value, known = state.prior_knowledge()
+    game = state.game
+    at = {v: game.parse_vertex(v) for v in ("C5", "E4", "A1", "E1", "C2", "A5")}
+    assert known[at["C5"]] and value[at["C5"]] == 1.0  # saves C4
+    assert known[at["E4"]] and value[at["E4"]] == 1.0  # captures D4
+    assert known[at["A1"]] and value[at["A1"]] == 0.0  # first line, nothing near
+    assert not known[at["C2"]] and not known[game.pass_action]
+    assert not known[at["A5"]]  # first line but B4 is near
+    # A self-atari of two or more stones that captures nothing.
+    state = position(GoGame(3), [".O.", "XXO", ".O."])
+    value, known = state.prior_knowledge()
+    a1 = state.game.parse_vertex("A1")
+    assert known[a1] and value[a1] == 0.0
+
+
+def test_prior_knowledge_seeds_new_children_as_virtual_wins():
+    from blokuszero.players.factory import make_player
+    from blokuszero.search.tree import ROOT
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    player = make_player(state.game, {"preset": "go_fuego", "simulations": 1, "n_prior": 7}, seed=0)
+    player.mcts.begin(state)
+    tree = player.mcts.tree
+    kids = tree.children(ROOT)
+    by_action = dict(zip(tree.action[kids].tolist(), kids.tolist()))
+    good, bad = by_action[state.game.parse_vertex("E4")], by_action[state.game.parse_vertex("A1")]
+    assert tree.visits[good] == 7 and tree.value_sum[good, 1] == 7.0 and tree.value_sum[good, 0] == 0.0
+    assert tree.visits[bad] == 7 and tree.value_sum[bad, 1] == 0.0 and tree.value_sum[bad, 0] == 7.0
+    assert tree.visits[by_action[state.game.parse_vertex("C2")]] == 0
+    with pytest.raises(ValueError, match="n_prior"):
+        make_player(state.game, {"preset": "go_fuego", "n_prior": -1})
+
+
 def test_policy_names():
     assert playout_rules("uniform") == 0 and playout_rules("fuego") == P.ALL_RULES
     assert playout_rules("fuego:atari_capture,fill_board") == P.ATARI_CAPTURE | P.FILL_BOARD
