@@ -43,27 +43,29 @@ def _playouts(root, w, n, rules, players, points):
     return moves
 
 
-def engine_rate(game: GoGame, seconds: float, rules: int = 0) -> tuple[float, float]:
+def engine_rate(game: GoGame, seconds: float, rules: int = 0,
+                clock=time.perf_counter) -> tuple[float, float]:
     """(playouts per second, moves per playout) inside numba, with the playout rules ``rules``
-    (a bit mask of :mod:`blokuszero.games.go.playouts`; 0: uniform)."""
+    (a bit mask of :mod:`blokuszero.games.go.playouts`; 0: uniform), timed by ``clock``."""
     root = game.new_initial_state().buf
     players = np.empty(game.max_game_length, np.int64)
     points = np.empty(game.max_game_length, np.int64)
     _playouts(root, game.width, 1, rules, players, points)
-    done, moves, start = 0, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    done, moves, start = 0, 0, clock()
+    while clock() - start < seconds:
         moves += _playouts(root, game.width, 100, rules, players, points)
         done += 100
-    return done / (time.perf_counter() - start), moves / done
+    return done / (clock() - start), moves / done
 
 
-def search_rate(game: GoGame, k: float, simulations: int, seed: int) -> float:
-    """Playouts per second of one RAVE search from the empty board."""
-    player = make_player(game, {"preset": "go_rave", "simulations": simulations, "k": k, "l": 1.0}, seed)
+def search_rate(game: GoGame, k: float, simulations: int, seed: int, preset: str = "go_rave",
+                clock=time.perf_counter) -> float:
+    """Playouts per second (by ``clock``) of one RAVE search from the empty board."""
+    player = make_player(game, {"preset": preset, "simulations": simulations, "k": k, "l": 1.0}, seed)
     state = game.new_initial_state()
-    start = time.perf_counter()
+    start = clock()
     player.choose_action(state)
-    return simulations / (time.perf_counter() - start)
+    return simulations / (clock() - start)
 
 
 def main() -> None:
@@ -76,7 +78,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--rules-only", action="store_true",
                         help="only the engine rate of each Fuego-style playout rule alone and of all "
-                             "together next to uniform playouts (no searches)")
+                             "together next to uniform playouts (no searches), in CPU time, the "
+                             "parts alternating over --repeats rounds")
     args = parser.parse_args()
     if args.rules_only:
         rule_rates(args)
@@ -112,18 +115,40 @@ def main() -> None:
 
 
 def rule_rates(args: argparse.Namespace) -> None:
-    """Print (and store) playouts per second per Fuego-style rule and size."""
+    """Print (and store) playouts per CPU second per Fuego-style rule and size: uniform, each
+    rule alone (the self-atari correction on its own corrects only the random moves), the four
+    rules of the first version together, and all; the parts alternate, ``--repeats`` rounds."""
     seed_numba(0)
-    parts = {"uniform": 0, **P.RULES, "fuego (all)": P.ALL_RULES}
+    before = P.ATARI_CAPTURE | P.ATARI_DEFENCE | P.LOW_LIBERTY | P.FILL_BOARD
+    parts = {"uniform": 0, **P.RULES, "first four": before, "fuego (all)": P.ALL_RULES}
     results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
                      "load_average": os.getloadavg(), "sizes": {}}
     for size in args.sizes:
         game = GoGame(size)
-        results["sizes"][size] = {}
-        for name, rules in parts.items():
-            rate, length = engine_rate(game, args.seconds, rules)
-            results["sizes"][size][name] = {"playouts_per_s": rate, "moves_per_playout": length}
-            print(f"{size}x{size} {name:14s} {rate:9,.0f} playouts/s ({length:.0f} moves each)", flush=True)
+        rates: dict[str, list[float]] = {name: [] for name in parts}
+        lengths: dict[str, float] = {}
+        for r in range(args.repeats):
+            for name, rules in parts.items():
+                rate, lengths[name] = engine_rate(game, args.seconds, rules, time.process_time)
+                rates[name].append(rate)
+        results["sizes"][size] = {name: {"playouts_per_cpu_s": rates[name], "moves_per_playout": lengths[name]}
+                                  for name in parts}
+        for name in parts:
+            each = " ".join(f"{x:8,.0f}" for x in rates[name])
+            print(f"{size}x{size} {name:14s} {each} playouts/CPU s ({lengths[name]:.0f} moves each)", flush=True)
+        # Whole searches: the uniform-playout engine (go_rave) and the Fuego-style one
+        # (go_fuego: its playouts and prior knowledge), alternating.
+        simulations = max(500, args.simulations * 81 // (size * size))
+        searches: dict[str, list[float]] = {"go_rave": [], "go_fuego": []}
+        for preset in searches:
+            search_rate(game, 1.0, 50, 0, preset)  # compile and warm up
+        for r in range(args.repeats):
+            for preset, out in searches.items():
+                out.append(search_rate(game, 1.0, simulations, r, preset, time.process_time))
+        results["sizes"][size]["searches"] = searches
+        for preset, out in searches.items():
+            each = " ".join(f"{x:8,.0f}" for x in out)
+            print(f"{size}x{size} search {preset:8s} ({simulations} playouts) {each} playouts/CPU s", flush=True)
     results["load_average_after"] = os.getloadavg()
     print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
     if args.json:

@@ -76,3 +76,49 @@ def test_dead_stones_and_score_agree_with_gnugo_live():
         assert format_score(judged.score) == score, path.name
         ours = {game.vertex(int(a)) for a in (judged.status.ravel() == "dead").nonzero()[0]}
         assert ours == set(dead.split()), path.name
+
+
+# A finished 9x9 game with a seki on the top edge: Black's B9-D9 and White's A8-F8 + F9 share
+# the liberties A9 and E9 and have no others; whoever fills one is captured and the other side
+# lives. The rest of the board is Black's, with eyes. GNU Go 3.8: seki for both, B+58.5.
+SEKI = [".XXX.OX.X",
+        "OOOOOOXXX",
+        "XXXXXXXXX",
+        "XX.XXXX.X",
+        "XXXXXXXXX",
+        "X.XXX.XXX",
+        "XXXXXXXXX",
+        "XXX.XXX.X",
+        "XXXXXXXXX"]
+SEKI_STONES = {"B9", "C9", "D9", "F9", "A8", "B8", "C8", "D8", "E8", "F8"}
+
+
+def seki_state():
+    game = GoGame(9, komi=6.5)
+    state = game.new_initial_state()
+    state.set_up([(".XO".index(ch) - 1, y * 9 + x) for y, row in enumerate(SEKI)
+                  for x, ch in enumerate(row) if ch != "."], to_move=1)
+    return state
+
+
+def test_seki_is_neither_dead_nor_counted_as_territory():
+    state = seki_state()
+    judged = final_status(state)
+    game = state.game
+    seki = {game.vertex(int(a)) for a in (judged.status.ravel() == "seki").nonzero()[0]}
+    assert seki == SEKI_STONES
+    assert not (judged.status == "dead").any()
+    # 72 Black points, 7 White, 2 shared liberties. (Uniform playouts alone fill a shared
+    # liberty and kill one side at random: they judged White's group dead, B+74.5.)
+    assert format_score(judged.score) == "B+58.5"
+
+
+@needs_gnugo
+def test_seki_agrees_with_gnugo_live():
+    state = seki_state()
+    game = state.game
+    stones = [(c, a) for a, c in enumerate(state.board().ravel()) if c]
+    moves = [f"{'BW'[c - 1]} {game.vertex(a)}" for c, a in sorted(stones, key=lambda s: -s[0])]
+    score, seki = gnugo(9, 6.5, moves, ["final_score", "final_status_list seki"])
+    assert score == format_score(final_status(state).score)
+    assert set(seki.split()) == SEKI_STONES

@@ -60,7 +60,65 @@ def test_fill_board_plays_only_in_open_areas():
         assert 1 <= x <= 7 and 4 <= y <= 7  # all eight neighbours empty and on the board
 
 
-@pytest.mark.parametrize("policy", ["fuego", "fuego:atari_capture", "fuego:low_liberty,fill_board"])
+def test_nakade_plays_the_vital_point_of_killing_shapes_only():
+    # Straight three bordered by White (its last stone B4 beside it): the middle point.
+    state = position(GoGame(5), [".....", "OOOOO", "O...O", "OOOOO", "....."])
+    assert proposals(state, "B4", P.NAKADE) == {"C3"}
+    # Bent three: the corner point.
+    state = position(GoGame(5), ["OOOO.", "O..O.", "O.OO.", "OOO..", "....."])
+    assert proposals(state, "C3", P.NAKADE) == {"B4"}
+    # Pyramid four: the point touching the other three.
+    state = position(GoGame(7), [".......", "OOOOO..", "O...O..", "OO.OO..", ".OOO...", ".......", "......."])
+    assert proposals(state, "B6", P.NAKADE) == {"C5"}
+    # Straight four lives (no single vital point); a space touching both colours is no eye.
+    state = position(GoGame(7), [".......", "OOOOOO.", "O....O.", "OOOOOO.", ".......", ".......", "......."])
+    assert proposals(state, "B6", P.NAKADE) == {"none"}
+    state = position(GoGame(5), [".....", "OOOOO", "O...X", "OOOOO", "....."])
+    assert proposals(state, "B4", P.NAKADE) == {"none"}
+
+
+def test_pattern_table_matches_mogo_shapes_under_symmetry_and_colour_swap():
+    from blokuszero.games.go.patterns import build_table
+    table = build_table()
+    # White's C4 between Black's B4 and D4: the enclosing hane under it at C3, whoever moves.
+    state = position(GoGame(5), [".....", ".XOX.", ".....", ".....", "....."])
+    got = proposals(state, "C4", P.PATTERNS)
+    assert "C3" in got and "C2" not in got
+    game = state.game
+    c3 = int(game.action_point[game.parse_vertex("C3")])
+    code = P.neighbourhood(state.buf, game.width, c3)
+    assert table[1, code] and table[2, code]
+    # The same shape turned upside down and with the colours swapped matches too.
+    flipped = position(GoGame(5), [".....", ".....", ".....", ".OXO.", "....."], to_move=1)
+    c3_code = P.neighbourhood(flipped.buf, game.width, c3)
+    assert table[2, c3_code]
+    # A lone stone matches nothing.
+    lone = position(GoGame(5), [".....", "..O..", ".....", ".....", "....."])
+    assert proposals(lone, "C4", P.PATTERNS) == {"none"}
+    with pytest.raises(ValueError, match="unknown symbol"):
+        build_table((("bad", ("XO?", "Z..", "???"), None),))
+
+
+def test_self_atari_correction_refuses_to_atari_own_groups():
+    # Black's only legal moves, A1 and A3, each leave A2-B2 and the new stone one liberty.
+    state = position(GoGame(3), [".O.", "XXO", ".O."])
+    game = state.game
+    work = np.empty(P.WORK_SIZE, np.int64)
+    plain, safe = set(), set()
+    for seed in range(50):
+        seed_numba(seed)
+        plain.add(int(P.random_point(state.buf.copy(), game.width, 1, False, work[:8], work[80:96])))
+        safe.add(int(P.random_point(state.buf.copy(), game.width, 1, True, work[:8], work[80:96])))
+    a1, a3 = (int(game.action_point[game.parse_vertex(v)]) for v in ("A1", "A3"))
+    assert plain == {a1, a3} and safe == {0}  # the corrected side passes
+    # With White's B1 gone A1 gives two liberties (A3, B1): no self-atari.
+    state = position(GoGame(3), [".O.", "XXO", "..."])
+    seed_numba(0)
+    assert P.random_point(state.buf.copy(), game.width, 1, True, work[:8], work[80:96]) != 0
+
+
+@pytest.mark.parametrize("policy", ["fuego", "fuego:atari_capture", "fuego:low_liberty,fill_board",
+                                    "fuego:nakade,patterns,self_atari"])
 def test_informed_playouts_are_legal_games(policy):
     game = GoGame(9)
     seed_numba(5)
@@ -73,10 +131,46 @@ def test_informed_playouts_are_legal_games(policy):
         assert state.is_terminal()
 
 
+def test_prior_knowledge_of_even_games():
+    # White to move; White's C4 is in atari (liberty C5), Black's D4 too (liberty E4).
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    value, known = state.prior_knowledge()
+    game = state.game
+    at = {v: game.parse_vertex(v) for v in ("C5", "E4", "A1", "E1", "C2", "A5")}
+    assert known[at["C5"]] and value[at["C5"]] == 1.0  # saves C4
+    assert known[at["E4"]] and value[at["E4"]] == 1.0  # captures D4
+    assert known[at["A1"]] and value[at["A1"]] == 0.0  # first line, nothing near
+    assert not known[at["C2"]] and not known[game.pass_action]
+    assert not known[at["A5"]]  # first line but B4 is near
+    # A self-atari of two or more stones that captures nothing.
+    state = position(GoGame(3), [".O.", "XXO", ".O."])
+    value, known = state.prior_knowledge()
+    a1 = state.game.parse_vertex("A1")
+    assert known[a1] and value[a1] == 0.0
+
+
+def test_prior_knowledge_seeds_new_children_as_virtual_wins():
+    from blokuszero.players.factory import make_player
+    from blokuszero.search.tree import ROOT
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    player = make_player(state.game, {"preset": "go_fuego", "simulations": 1, "n_prior": 7}, seed=0)
+    player.mcts.begin(state)
+    tree = player.mcts.tree
+    kids = tree.children(ROOT)
+    by_action = dict(zip(tree.action[kids].tolist(), kids.tolist()))
+    good, bad = by_action[state.game.parse_vertex("E4")], by_action[state.game.parse_vertex("A1")]
+    assert tree.visits[good] == 7 and tree.value_sum[good, 1] == 7.0 and tree.value_sum[good, 0] == 0.0
+    assert tree.visits[bad] == 7 and tree.value_sum[bad, 1] == 0.0 and tree.value_sum[bad, 0] == 7.0
+    assert tree.visits[by_action[state.game.parse_vertex("C2")]] == 0
+    with pytest.raises(ValueError, match="n_prior"):
+        make_player(state.game, {"preset": "go_fuego", "n_prior": -1})
+
+
 def test_policy_names():
     assert playout_rules("uniform") == 0 and playout_rules("fuego") == P.ALL_RULES
     assert playout_rules("fuego:atari_capture,fill_board") == P.ATARI_CAPTURE | P.FILL_BOARD
-    with pytest.raises(ValueError, match="'nakade' is not one of"):
-        playout_rules("fuego:nakade")
+    assert playout_rules("fuego:nakade,patterns") == P.NAKADE | P.PATTERNS
+    with pytest.raises(ValueError, match="'ladder' is not one of"):
+        playout_rules("fuego:ladder")
     with pytest.raises(ValueError, match="not 'uniform'"):
         playout_rules("pachi")

@@ -134,3 +134,33 @@ def test_rave_player_captures_the_big_group(preset):
     state.set_up(stones)
     player = make_player(game, {"preset": preset, "simulations": 300}, seed=5)
     assert state.action_to_string(player.choose_action(state)) == "C3"
+
+
+def test_reused_tree_keeps_its_amaf_statistics_and_recomputes_pattern_ids():
+    game = GoGame(7)
+    state = game.new_initial_state()
+    player = make_player(game, {"preset": "go_rave_pattern", "simulations": 300, "reuse_tree": True}, seed=2)
+    move = player.choose_action(state)
+    state.apply_action(move)
+    player.inform(move, 0)
+    kept = player.mcts.tree
+    assert kept.visits[0] > 0 and kept.extra["amaf_w"][:kept.size].sum() > 0
+    before = kept.extra["amaf_w"][:kept.size].copy()
+    player.mcts.begin(state)  # the same tree, statistics kept, pattern ids to be recomputed
+    assert player.mcts.tree is kept
+    assert np.array_equal(kept.extra["amaf_w"][:kept.size], before)
+    assert not kept.extra["patterned"][:kept.size].any()
+    # A new tree starts at zero.
+    player.mcts.begin(game.new_initial_state())
+    assert player.mcts.tree is not kept and player.mcts.tree.extra["amaf_w"][:player.mcts.tree.size].sum() == 0
+
+
+@pytest.mark.parametrize("preset", ["go_fuego"])
+def test_fuego_player_captures_the_big_group_too(preset):
+    game = GoGame(5, komi=0.5)
+    state = game.new_initial_state()
+    rows = ["XXXXX", "XOOOX", "XO.OX", "XXOXX", "....."]
+    stones = [(".XO".index(ch) - 1, y * 5 + x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "."]
+    state.set_up(stones)
+    player = make_player(game, {"preset": preset, "simulations": 300}, seed=5)
+    assert state.action_to_string(player.choose_action(state)) == "C3"

@@ -49,13 +49,15 @@ def test_default_options_leave_the_stored_definition_as_before():
 
 def test_go_rave_experiment_runs_on_the_match_runner(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "go_rave_experiment.py"), "--games", "2",
-                          "--playouts", "20", "--size", "5", "--komi", "0.5", "--out", str(tmp_path)],
+                          "--playouts", "20", "--size", "5", "--komi", "0.5", "--out", str(tmp_path),
+                          "--playout-policy", "fuego"],
                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
                          capture_output=True, text=True, timeout=300).stdout
     summary = json.loads((tmp_path / "summary.json").read_text())
     weighted = summary["players"]["weighted"]
     assert summary["seating"] == "rotate" and [s["games"] for s in weighted["by_seat"]] == [1, 1]
     assert summary["players"]["weighted"]["config"]["k"] == 1.5
+    assert summary["players"]["plain"]["config"]["playout"] == "fuego"
     assert f"weighted overall  {weighted['wins']:4d}/   2 = {weighted['win_rate']:6.1%}" in out
     assert len(list((tmp_path / "games").glob("game_*.sgf"))) == 2
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..games.base import Game, State
 from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
+from ..search.enhancements import PriorKnowledge
 from ..search.evaluators import RolloutEvaluator
 from ..search.alphazero import network_search
 from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
@@ -35,6 +36,9 @@ MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history",
 #: reuse, so AMAF statistics and pattern ids always refer to the current root.
 GO_RAVE = {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.0, "l": 1.0,
            "playout": "uniform", "simulations": 1000, "reuse_tree": False}
+#: Go as Fuego plays it (issue 19): its playout rules, even-game prior knowledge as virtual
+#: wins on new nodes, and the subtree of the move played kept for the next search.
+GO_FUEGO = {**GO_RAVE, "playout": "fuego", "n_prior": 10, "reuse_tree": True}
 
 PRESETS: dict[str, dict[str, Any]] = {
     "random": {"kind": "random"},
@@ -49,6 +53,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "go_rave": GO_RAVE,
     # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
     "go_rave_pattern": {**GO_RAVE, "k": 1.5},
+    "go_fuego": GO_FUEGO,
     # BlokusZero as evaluated in SPEC §3: no noise, the most visited move (with gumbel: true, the
     # best of the most visited, and no Gumbel noise unless gumbel_scale says so). A checkpoint's
     # own search settings (those it was trained with) replace these where the spec does not
@@ -63,8 +68,9 @@ _DEPTH_FIRST_FIELDS = {f.name for f in fields(DepthFirstConfig)}
 # Options besides the search configs': selection rule and its parameters, playouts, move choice.
 _OPTIONS = {
     "random": set(),
+    # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it).
     "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
-                            "epsilon", "temperature_moves", *_RAVE_OPTIONS},
+                            "epsilon", "temperature_moves", "n_prior", *_RAVE_OPTIONS},
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
@@ -85,6 +91,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "selection": str, "c": float, "w": float, "c_base": float, "c_init": float, "q_init": float | str,
     "playout": str, "epsilon": float, "temperature_moves": int, "form": str, "c_rave": float,
     "k_rave": float, "k": float, "l": float, "beta_unweighted": bool, "first_play_urgency": float,
+    "n_prior": int,
     "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
     "command": str, "gumbel": bool}
 _OPTION_RANGES: dict[str, dict[str, Any]] = {
@@ -94,7 +101,7 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "c_base": {"above": 0}, "c_init": {"low": 0}, "q_init": {"choices": ("parent",)},
     "epsilon": {"low": 0, "high": 1}, "temperature_moves": {"low": 0}, "c_rave": {"low": 0},
     "k_rave": {"low": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
-    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")},
+    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")}, "n_prior": {"low": 0},
     "root_policy": {"choices": ROOT_POLICIES},
     "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
     "c_scale": {"above": 0}}
@@ -241,5 +248,6 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
+    extra = [PriorKnowledge(s["n_prior"])] if s.get("n_prior", 0) > 0 else []
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra),
                       temperature_moves=s.get("temperature_moves", 0))

@@ -107,3 +107,31 @@ class SquaredValues(Enhancement):
     def on_backup(self, tree, simulation) -> None:
         add_squares(tree.array("value_sq", shape=(tree.num_players,)), simulation.path,
                     simulation.value)
+
+
+class PriorKnowledge(Enhancement):
+    """Prior knowledge as virtual wins (Gelly & Silver 2007; Fuego's even-game knowledge):
+    each new child whose move the state knows something about starts with ``n_prior`` visits
+    at the state's win rate for it (``state.prior_knowledge()``: per action a win rate in
+    [0, 1] and whether it is known; a state without the method gets nothing). For two-player
+    zero-sum games: the other player is credited the complement on the tree's value scale."""
+
+    def __init__(self, n_prior: int) -> None:
+        if n_prior < 1:
+            raise ValueError(f"n_prior must be >= 1 virtual visits, not {n_prior}")
+        self.n_prior = int(n_prior)
+
+    def on_expand(self, tree: Tree, node: int, state: State) -> None:
+        knowledge = getattr(state, "prior_knowledge", None)
+        if knowledge is None:
+            return
+        value, known = knowledge()
+        kids = tree.children(node)
+        actions = tree.action[kids]
+        n = self.n_prior * known[actions]
+        lo, hi = tree.value_bounds
+        v = lo + (hi - lo) * value[actions]
+        movers = tree.mover[kids]
+        tree.visits[kids] += n.astype(tree.visits.dtype)
+        for p in range(tree.num_players):
+            tree.value_sum[kids, p] += n * np.where(movers == p, v, lo + hi - v)

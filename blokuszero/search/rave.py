@@ -192,13 +192,16 @@ class AmafStatistics(Enhancement):
         self._change = np.zeros(1, np.int64)
 
     def begin(self, tree, num_players, num_actions, rng) -> None:
-        """Clear the statistics: a reused tree keeps its visits, but its pattern ids were
-        relative to the old root and are recomputed."""
+        """Start the rows of a new tree at zero; a reused, searched tree (the subtree of the move
+        played, as Fuego keeps it) keeps its AMAF statistics, but its nodes' pattern ids were relative
+        to the old root and are recomputed when first needed."""
         if self.use_patterns and len(self.neighbours) != num_actions:
             raise ValueError(f"the neighbour table has {len(self.neighbours)} rows, the game "
                              f"{num_actions} actions")
+        reused = tree.visits[ROOT] > 0 and all(name in tree.extra for name, _ in self.ROWS)
         for name, dtype in self.ROWS:
-            tree.array(name, dtype)[:] = 0
+            if not reused or name == "patterned":
+                tree.array(name, dtype)[:] = 0
         self._first_seen = np.full((num_players, num_actions), -1, np.int64)
         self._change = np.zeros(num_actions, np.int64)
 

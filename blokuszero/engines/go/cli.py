@@ -20,8 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blokuszero-go-gtp",
         description="A GTP v2 Go engine: MCTS with RAVE (Fuego's form) and optional local-pattern "
-                    "weights (SPEC §4) over eye-keeping random playouts. Reads GTP commands on "
-                    "stdin, answers on stdout.")
+                    "weights (SPEC §4) over Fuego-style playouts, with even-game prior knowledge "
+                    "and tree reuse between moves. Reads GTP commands on stdin, answers on stdout.")
     parser.add_argument("--size", type=int, default=9, help="initial board size (GTP boardsize changes it)")
     parser.add_argument("--komi", type=float, default=6.5, help="initial komi (GTP komi changes it)")
     parser.add_argument("--playouts", type=int, default=10_000, help="playouts per move (0: time only)")
@@ -32,10 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--l", type=float, default=1.0, help="pattern weight l when they differ")
     parser.add_argument("--beta-unweighted", action="store_true", help="beta' from unweighted alpha_p")
     parser.add_argument("--form", choices=("fuego", "gelly_silver"), default="fuego", help="RAVE value form")
-    parser.add_argument("--playout-policy", default="uniform",
-                        help="uniform (eye-keeping random moves), fuego (Fuego-style rules: atari "
-                             "capture, atari defence, low liberties, fill-board) or fuego:RULE,... "
-                             "with only the rules named")
+    parser.add_argument("--playout-policy", default="fuego",
+                        help="fuego (Fuego-style rules: nakade, atari capture, atari defence, low "
+                             "liberties, 3x3 patterns, fill-board, self-atari correction), "
+                             "fuego:RULE,... with only the rules named, or uniform (eye-keeping "
+                             "random moves)")
+    parser.add_argument("--n-prior", type=int, default=10,
+                        help="virtual visits of even-game prior knowledge on new nodes (0: none)")
+    parser.add_argument("--no-reuse-tree", dest="reuse_tree", action="store_false",
+                        help="start each search from a new tree (default: keep the subtree of "
+                             "the moves played)")
     parser.add_argument("--superko", action="store_true", help="positional superko instead of simple ko")
     parser.add_argument("--resign", type=float, default=0.05,
                         help="resign when the chosen move's win rate is below this (0: never)")
@@ -60,7 +66,7 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
             "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form,
-            "playout": args.playout_policy}
+            "playout": args.playout_policy, "n_prior": args.n_prior, "reuse_tree": args.reuse_tree}
     try:
         playout_rules(args.playout_policy)
     except ValueError as err:

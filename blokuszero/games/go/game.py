@@ -189,6 +189,21 @@ class GoState(State):
         t = P.playout(self.buf, self.game.width, rules, self._m(E.META_LASTMOVE), players, points)
         return players[:t], self.game.point_action[points[:t]]
 
+    def prior_knowledge(self) -> tuple[np.ndarray, np.ndarray]:
+        """Even-game heuristics for the player to move (:func:`.playouts.prior_knowledge`):
+        per action, a win rate in [0, 1] to assume and whether it is known (1) or not (0);
+        the pass is never known. A search seeds new nodes with them as virtual wins."""
+        game = self.game
+        m = game.width ** 2
+        value = np.zeros(m)
+        weight = np.zeros(m, np.int64)
+        colour = self._m(E.META_TOMOVE)
+        if colour != 0:
+            P.prior_knowledge(self.buf, game.width, colour, self._m(E.META_LASTMOVE), value, weight,
+                              np.empty(P.WORK_SIZE, np.int64))
+        points = game.action_point[:-1]
+        return np.append(value[points], 0.0), np.append(weight[points], 0)
+
     def area(self) -> tuple[int, int]:
         """(Black's, White's) area: stones plus empty regions bordered by that colour only."""
         black, white = E.area(self.buf, self.game.width)

@@ -13,11 +13,21 @@ candidates):
   atari next to it, or extend on its liberty if that leaves it more than one liberty;
 - ``LOW_LIBERTY``: a group next to the last move has two liberties: for one's own, a liberty
   that gives it three or more; for the enemy's, a liberty that ataris it without self-atari;
+- ``NAKADE`` (tried first): an empty region of 3 to 5 points beside the last move, bordered
+  by one colour, in a killing shape (straight or bent three, pyramid four, bulky or crossed
+  five): its vital point, the one point with the most neighbours inside the region; the
+  attacker kills there and the defender makes two eyes there;
+- ``PATTERNS`` (after the liberty rules): an empty neighbour of the last move (8 around it)
+  whose 3x3 neighbourhood matches one of MoGo's patterns (:mod:`.patterns`);
 - ``FILL_BOARD``: a few random empty points whose eight neighbours are all empty on the board
-  (Fuego's fill-board, for big open areas).
+  (Fuego's fill-board, for big open areas);
+- ``SELF_ATARI``: a correction, not a proposer: a pattern, fill-board or random move that
+  would leave the mover's group of two or more stones in atari (capturing nothing) is not
+  played; the random move tries another point (a side with only such moves passes, which
+  also keeps sekis alive).
 
-Nakade and Fuego's 3x3 patterns are not implemented. Liberties are counted exactly (a group's
-stones are walked through the ``NEXT`` list), up to the few that a rule needs.
+Liberties are counted exactly (a group's stones are walked through the ``NEXT`` list), up to
+the few that a rule needs.
 """
 
 from __future__ import annotations
@@ -25,35 +35,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .engine import (BLACK, EMPTY, META_LASTPASS, META_LEN, META_MOVES, META_NEMPTY, META_PASSES,
+from .engine import (BLACK, BORDER, EMPTY, META_LASTPASS, META_LEN, META_MOVES, META_NEMPTY, META_PASSES,
                      META_SIZE, META_TOMOVE, OK, WHITE, is_own_eye, legal_code, owners, play, play_pass)
+from .patterns import STEPS, TABLE
 
-ATARI_CAPTURE, ATARI_DEFENCE, LOW_LIBERTY, FILL_BOARD = 1, 2, 4, 8
-RULES = {"atari_capture": ATARI_CAPTURE, "atari_defence": ATARI_DEFENCE, "low_liberty": LOW_LIBERTY,
-         "fill_board": FILL_BOARD}
-ALL_RULES = ATARI_CAPTURE | ATARI_DEFENCE | LOW_LIBERTY | FILL_BOARD
+ATARI_CAPTURE, ATARI_DEFENCE, LOW_LIBERTY, FILL_BOARD, NAKADE, PATTERNS, SELF_ATARI = 1, 2, 4, 8, 16, 32, 64
+RULES = {"nakade": NAKADE, "atari_capture": ATARI_CAPTURE, "atari_defence": ATARI_DEFENCE,
+         "low_liberty": LOW_LIBERTY, "patterns": PATTERNS, "fill_board": FILL_BOARD,
+         "self_atari": SELF_ATARI}
+ALL_RULES = ATARI_CAPTURE | ATARI_DEFENCE | LOW_LIBERTY | FILL_BOARD | NAKADE | PATTERNS | SELF_ATARI
 FILL_BOARD_TRIES = 3  # random points tried for fill-board per move
-WORK_SIZE = 96  # int64 work space of rule_move
-
-
-@nb.njit(cache=True, inline="always")
-def random_point(buf, w, colour):
-    """A uniformly random legal point of ``colour`` that is not its own true eye, or 0 (pass)."""
-    m = w * w
-    n = buf[buf.shape[0] - META_LEN + META_NEMPTY]
-    while n > 0:
-        i = np.random.randint(n)
-        pt = buf[7 * m + i]
-        if not is_own_eye(buf, w, pt, colour) and legal_code(buf, w, pt, colour) == OK:
-            return pt
-        # Not playable now: swap it behind the candidates still to try.
-        n -= 1
-        q = buf[7 * m + n]
-        buf[7 * m + i] = q
-        buf[8 * m + q] = i
-        buf[7 * m + n] = pt
-        buf[8 * m + pt] = n
-    return 0
+WORK_SIZE = 112  # int64 work space of rule_move and the random move
+NAKADE_MAX = 5  # largest eye space with a killing shape
 
 
 @nb.njit(cache=True)
@@ -130,6 +123,110 @@ def _add(cands, n, pt):
 
 
 @nb.njit(cache=True)
+def _self_atari(buf, w, pt, colour, scratch, spare):
+    """Whether ``colour``'s stone at ``pt`` would join its own stones into a group with one
+    liberty (captures count as liberties): a self-atari of two or more stones."""
+    joins = False
+    for d in (1, -1, w, -w):
+        if buf[pt + d] == colour:
+            joins = True
+    return joins and _liberties_after(buf, w, pt, colour, 2, scratch, spare) < 2
+
+
+@nb.njit(cache=True)
+def _nakade(buf, w, last, colour, region):
+    """The vital point of a killing eye shape next to ``last`` that ``colour`` may play, or 0
+    (see the module docstring). ``region``: NAKADE_MAX int64 entries of work space."""
+    for d in (1, -1, w, -w):  # the regions the last stone borders
+        start = last + d
+        if buf[start] != EMPTY:
+            continue
+        # Flood the empty region from ``start``, giving up once it outgrows NAKADE_MAX.
+        region[0] = start
+        size, i, touches, too_big = 1, 0, 0, False
+        while i < size and not too_big:
+            q = region[i]
+            i += 1
+            for e in (1, -1, w, -w):
+                r = q + e
+                c = buf[r]
+                if c == EMPTY:
+                    seen = False
+                    for j in range(size):
+                        if region[j] == r:
+                            seen = True
+                    if not seen:
+                        if size == NAKADE_MAX:
+                            too_big = True
+                            break
+                        region[size] = r
+                        size += 1
+                elif c != BORDER:
+                    touches |= c
+                    if touches == BLACK | WHITE:
+                        too_big = True  # bordered by both colours: no eye space
+                        break
+        if too_big or size < 3 or (touches != BLACK and touches != WHITE):
+            continue
+        # Degrees inside the region: the killing shapes are exactly those with one point of
+        # highest degree among sizes 3 (any), 4 (a point of degree 3) and 5 (a point of degree
+        # 4, or a 2x2 square plus one: 5 adjacencies).
+        vital, top, unique, adjacencies = 0, -1, False, 0
+        for a in range(size):
+            deg = 0
+            for b in range(size):
+                diff = region[a] - region[b]
+                if diff == 1 or diff == -1 or diff == w or diff == -w:
+                    deg += 1
+            adjacencies += deg
+            if deg > top:
+                vital, top, unique = region[a], deg, True
+            elif deg == top:
+                unique = False
+        adjacencies //= 2
+        killing = size == 3 or (size == 4 and top == 3) or (size == 5 and (top == 4 or adjacencies == 5))
+        if killing and unique and _playable(buf, w, vital, colour):
+            return vital
+    return 0
+
+
+@nb.njit(cache=True, inline="always")
+def neighbourhood(buf, w, pt):
+    """The 3x3 code of ``pt`` (:mod:`.patterns`): its 8 neighbours' colours in base 4."""
+    code = 0
+    f = 1
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dx != 0 or dy != 0:
+                code += buf[pt + dy * w + dx] * f
+                f *= 4
+    return code
+
+
+@nb.njit(cache=True, inline="always")
+def random_point(buf, w, colour, safe, scratch, spare):
+    """A uniformly random legal point of ``colour`` that is not its own true eye (nor, if
+    ``safe``, a self-atari of two or more stones: :func:`_self_atari`), or 0 (pass).
+    ``scratch``, ``spare``: 8 int64 entries of work space each."""
+    m = w * w
+    n = buf[buf.shape[0] - META_LEN + META_NEMPTY]
+    while n > 0:
+        i = np.random.randint(n)
+        pt = buf[7 * m + i]
+        if not is_own_eye(buf, w, pt, colour) and legal_code(buf, w, pt, colour) == OK \
+                and not (safe and _self_atari(buf, w, pt, colour, scratch, spare)):
+            return pt
+        # Not playable now: swap it behind the candidates still to try.
+        n -= 1
+        q = buf[7 * m + n]
+        buf[7 * m + i] = q
+        buf[8 * m + q] = i
+        buf[7 * m + n] = pt
+        buf[8 * m + pt] = n
+    return 0
+
+
+@nb.njit(cache=True)
 def rule_move(buf, w, colour, last, rules, work):
     """The move the first proposing rule of ``rules`` picks for ``colour`` after the enemy's
     move at ``last`` (0: none), or 0 to leave it to the random move. ``work``: WORK_SIZE
@@ -138,6 +235,10 @@ def rule_move(buf, w, colour, last, rules, work):
     enemy = 3 - colour
     scratch, libs, cands, spare = work[0:8], work[8:16], work[16:80], work[80:96]
     if last != 0 and buf[last] == enemy:
+        if rules & NAKADE:
+            pt = _nakade(buf, w, last, colour, work[96:96 + NAKADE_MAX])
+            if pt != 0:
+                return pt
         if rules & ATARI_CAPTURE:
             if _liberties(buf, w, buf[m + last], 2, libs) == 1 and _playable(buf, w, libs[0], colour):
                 return libs[0]
@@ -186,6 +287,17 @@ def rule_move(buf, w, colour, last, rules, work):
                         n = _add(cands, n, pt)
             if n > 0:
                 return cands[np.random.randint(n)]
+        if rules & PATTERNS:
+            n = 0
+            safe = rules & SELF_ATARI
+            for d in (1, -1, w, -w, w + 1, w - 1, -w + 1, -w - 1):
+                pt = last + d
+                if buf[pt] == EMPTY and TABLE[colour, neighbourhood(buf, w, pt)] \
+                        and _playable(buf, w, pt, colour) \
+                        and not (safe and _self_atari(buf, w, pt, colour, scratch, spare)):
+                    n = _add(cands, n, pt)
+            if n > 0:
+                return cands[np.random.randint(n)]
     if rules & FILL_BOARD:
         ne = buf[buf.shape[0] - META_LEN + META_NEMPTY]
         for _ in range(FILL_BOARD_TRIES):
@@ -217,7 +329,7 @@ def playout(buf, w, rules, last, out_players, out_points):
         colour = buf[mo + META_TOMOVE]
         chosen = rule_move(buf, w, colour, last, rules, work) if rules else 0
         if chosen == 0:
-            chosen = random_point(buf, w, colour)
+            chosen = random_point(buf, w, colour, (rules & SELF_ATARI) != 0, work[0:8], work[80:96])
         out_players[t] = colour - 1
         out_points[t] = chosen
         t += 1
@@ -254,3 +366,57 @@ def ownership(buf, w, playouts, to_move, rules, out):
                 out[pt] += 1.0
             elif owner[pt] == WHITE:
                 out[pt] -= 1.0
+
+
+@nb.njit(cache=True)
+def prior_knowledge(buf, w, colour, last, value, weight, work):
+    """Even-game knowledge about every move of ``colour`` after the enemy's ``last`` (0: none),
+    written per point to ``value`` (a win rate to assume) and ``weight`` (1 where known, else 0):
+    good (1.0): captures, extends an own group out of atari to two or more liberties, the vital
+    point of a killing eye shape beside the last move, a 3x3 pattern move beside it; bad (0.0):
+    a self-atari of two or more stones that captures nothing, a first-line move with no stone
+    within distance 2. ``work``: WORK_SIZE int64 entries."""
+    m = w * w
+    enemy = 3 - colour
+    size = buf[buf.shape[0] - META_LEN + META_SIZE]
+    scratch, libs, spare = work[0:8], work[8:16], work[80:96]
+    vital = _nakade(buf, w, last, colour, work[96:96 + NAKADE_MAX]) if last != 0 and buf[last] == enemy else 0
+    for pt in range(m):
+        weight[pt] = 0
+        if buf[pt] != EMPTY or not _playable(buf, w, pt, colour):
+            continue
+        good = pt == vital
+        captures = False
+        for d in (1, -1, w, -w):
+            q = pt + d
+            c = buf[q]
+            if c == enemy and _liberties(buf, w, buf[m + q], 2, libs) == 1:
+                captures = True
+            elif c == colour and _liberties(buf, w, buf[m + q], 2, libs) == 1 \
+                    and _liberties_after(buf, w, pt, colour, 2, scratch, spare) >= 2:
+                good = True
+        good = good or captures
+        if last != 0 and not good:
+            diff = pt - last
+            if (diff == 1 or diff == -1 or diff == w or diff == -w or diff == w + 1 or diff == w - 1
+                    or diff == -w + 1 or diff == -w - 1) and TABLE[colour, neighbourhood(buf, w, pt)]:
+                good = True
+        bad = False
+        if not captures and _self_atari(buf, w, pt, colour, scratch, spare):
+            bad = True
+        else:
+            x, y = pt % w, pt // w
+            if x == 1 or y == 1 or x == size or y == size:
+                bad = True  # unless a stone is near
+                for dy in range(-2, 3):
+                    for dx in range(-2, 3):
+                        if abs(dx) + abs(dy) <= 2 and 1 <= x + dx <= size and 1 <= y + dy <= size:
+                            c = buf[pt + dy * w + dx]
+                            if c == BLACK or c == WHITE:
+                                bad = False
+        if bad:
+            value[pt] = 0.0
+            weight[pt] = 1
+        elif good:
+            value[pt] = 1.0
+            weight[pt] = 1

@@ -4,8 +4,12 @@
 Engines pass when the game is settled, dead stones still on the board. Which stones are dead
 is judged from playout ownership (Fuego's way): from the final position, many eye-keeping
 random playouts are played on; a group whose points end up, on average, in the opponent's area
-is dead. Seki: an alive group that shares a liberty with an alive group of the other colour (in
-a finished game under Chinese rules the dame are filled, so only seki leaves such points).
+is dead, unless it survives most playouts that refuse self-ataris of two or more stones
+(:data:`.playouts.SELF_ATARI`): random playouts fill the shared liberties of a seki and kill
+one side at random, the corrected ones leave a seki standing (and alone would keep some dead
+groups alive that only a self-atari kills). Seki: an alive group that shares a liberty with an
+alive group of the other colour (in a finished game under Chinese rules the dame are filled,
+so only seki leaves such points).
 The area is then counted with the dead stones taken off (Chinese rules, komi for White).
 """
 
@@ -17,10 +21,11 @@ import numpy as np
 
 from ..numba_random import seed_numba
 from . import engine as E
-from .playouts import ownership
+from .playouts import SELF_ATARI, ownership
 from .game import GoState
 
 ALIVE, DEAD, SEKI = "alive", "dead", "seki"
+RESCUE = 0.5  # a group its colour owns by this margin in corrected playouts is not dead
 STATUSES = (ALIVE, DEAD, SEKI)
 
 
@@ -45,20 +50,27 @@ def final_status(state: GoState, playouts: int = 1000, seed: int = 0) -> FinalSt
     game, buf, w = state.game, state.buf, state.game.width
     points = game.action_point[:-1]  # [A - 1]
     to_move = state.current_player()
-    seed_numba(seed)
-    total = np.zeros(w * w)
-    # Uniform playouts: the judgement GNU Go was found to agree with on the stored games.
-    ownership(buf, w, playouts, E.BLACK if to_move < 0 else to_move + 1, 0, total)
-    own = total[points] / playouts  # [A - 1]
+    first = E.BLACK if to_move < 0 else to_move + 1
     colour = buf[points]  # [A - 1]
     group = buf[w * w + points]  # [A - 1] representative point of each stone's group
     stone = colour != E.EMPTY
-    # A group's ownership from its own colour's point of view, averaged over its stones.
-    signed = np.where(colour == E.BLACK, own, -own)
     _, inverse = np.unique(np.where(stone, group, -1), return_inverse=True)
-    mean = np.bincount(inverse, signed) / np.bincount(inverse)
-    dead = stone & (mean[inverse] < 0)
 
+    def ownership_of(rules: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mean owner per point (+1 Black) and per stone its group's mean ownership from its
+        own colour's point of view, over ``playouts`` playouts with ``rules``."""
+        seed_numba(seed)
+        total = np.zeros(w * w)
+        ownership(buf, w, playouts, first, rules, total)
+        own = total[points] / playouts  # [A - 1]
+        signed = np.where(colour == E.BLACK, own, -own)
+        return own, (np.bincount(inverse, signed) / np.bincount(inverse))[inverse]
+
+    # Uniform playouts: the judgement GNU Go was found to agree with on the stored games; the
+    # self-atari-corrected ones rescue the groups they keep (sekis).
+    own, uniform = ownership_of(0)
+    _, corrected = ownership_of(SELF_ATARI)
+    dead = stone & (uniform < 0) & ~(corrected > RESCUE)
     board = buf.copy()
     board[points[dead]] = E.EMPTY  # area reads only the colour section
     status = np.full(len(points), "", object)
