@@ -28,19 +28,13 @@ def uct_first_places(game, spec: dict, games: int) -> int:
     """Games (of ``games``) where our GGP player's UCT (``spec``) ends with the highest goal
     (ties included) against uniformly random players, its seat rotating."""
     from blokuszero.engines.ggp_player import make_uct_player
-    from blokuszero.players.base import RandomPlayer
+    from blokuszero.players.base import RandomPlayer, play_turns
 
     first = 0
     for g in range(games):
         seat = g % game.num_players
         players = [RandomPlayer(100 * g + p) for p in range(game.num_players)]
         players[seat] = make_uct_player(game, spec, seed=g)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            p = state.current_player()
-            a = players[p].choose_action(state)
-            state.apply_action(a)
-            for q in players:
-                q.inform(a, p)
+        state = play_turns(game.new_initial_state(), players)
         first += state.returns()[seat] == state.returns().max()
     return first

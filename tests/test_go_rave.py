@@ -124,7 +124,7 @@ def test_unit_weights_are_plain_rave_and_other_weights_change_the_search():
     assert not np.array_equal(plain.visits, weighted.visits)
 
 
-@pytest.mark.parametrize("preset", ["go_rave", "go_rave_pattern"])
+@pytest.mark.parametrize("preset", ["go_rave", "go_rave_pattern", "go_fuego"])
 def test_rave_player_captures_the_big_group(preset):
     """White's five-stone group has one liberty (C3): capturing it decides the game."""
     game = GoGame(5, komi=0.5)
@@ -153,14 +153,3 @@ def test_reused_tree_keeps_its_amaf_statistics_and_recomputes_pattern_ids():
     # A new tree starts at zero.
     player.mcts.begin(game.new_initial_state())
     assert player.mcts.tree is not kept and player.mcts.tree.extra["amaf_w"][:player.mcts.tree.size].sum() == 0
-
-
-@pytest.mark.parametrize("preset", ["go_fuego"])
-def test_fuego_player_captures_the_big_group_too(preset):
-    game = GoGame(5, komi=0.5)
-    state = game.new_initial_state()
-    rows = ["XXXXX", "XOOOX", "XO.OX", "XXOXX", "....."]
-    stones = [(".XO".index(ch) - 1, y * 5 + x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "."]
-    state.set_up(stones)
-    player = make_player(game, {"preset": preset, "simulations": 300}, seed=5)
-    assert state.action_to_string(player.choose_action(state)) == "C3"

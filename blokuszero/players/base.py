@@ -43,3 +43,17 @@ class RandomPlayer(Player):
 
     def choose_action(self, state: State) -> int:
         return int(self.rng.choice(state.legal_actions()))
+
+
+def play_turns(state: State, players: Sequence[Player]) -> State:
+    """Play a turn-taking game from ``state`` to its end, in place: the player to move chooses
+    and every player is informed of each move. Returns ``state``."""
+    while not state.is_terminal():
+        p = state.current_player()
+        if p < 0:
+            raise ValueError(f"play_turns plays turn-taking games; the state's player is {p}")
+        a = players[p].choose_action(state)
+        state.apply_action(a)
+        for q in players:
+            q.inform(a, p)
+    return state
