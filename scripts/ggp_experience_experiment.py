@@ -30,6 +30,7 @@ import numpy as np
 from blokuszero.engines.ggp_player import make_uct_player, parse_experience, switch_distance
 from blokuszero.games.ggp import GgpGame
 from blokuszero.match.stats import sign_test, wilson_interval
+from blokuszero.players.base import play_turns
 
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
 GAMES = ("breakthrough", "connectfour", "pawnwhopping")
@@ -62,16 +63,8 @@ def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: in
     for role in range(game.num_players):
         spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
         players.append(make_uct_player(game, spec, int(rng.integers(2**31))))
-    state, moves, start = game.new_initial_state(), 0, time.process_time()
-    while not state.is_terminal():
-        mover = state.current_player()
-        if mover < 0:
-            raise ValueError(f"{game.name}: the experiment plays turn-taking games only")
-        action = players[mover].choose_action(state)
-        state.apply_action(action)
-        for p in players:
-            p.inform(action, mover)
-        moves += 1
+    state, start = game.new_initial_state(), time.process_time()
+    moves = play_turns(state, players)
     goals = state.returns()
     mine, theirs = goals[exp_role], max(g for r, g in enumerate(goals) if r != exp_role)
     result = "win" if mine > theirs else "loss" if mine < theirs else "draw"

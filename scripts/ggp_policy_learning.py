@@ -64,7 +64,8 @@ def play_match(game: GgpGame, specs: dict[str, dict], first: str, second: str, g
         names[seat] = first
         players = [make_uct_player(game, specs[n], seed=seed * 100_003 + 2 * g + p)
                    for p, n in enumerate(names)]
-        state = play_turns(game.new_initial_state(), players)
+        state = game.new_initial_state()
+        play_turns(state, players)
         mine, theirs = state.returns()[seat], state.returns()[1 - seat]
         wins += mine > theirs
         draws += mine == theirs

@@ -35,6 +35,7 @@ def uct_first_places(game, spec: dict, games: int) -> int:
         seat = g % game.num_players
         players = [RandomPlayer(100 * g + p) for p in range(game.num_players)]
         players[seat] = make_uct_player(game, spec, seed=g)
-        state = play_turns(game.new_initial_state(), players)
+        state = game.new_initial_state()
+        play_turns(state, players)
         first += state.returns()[seat] == state.returns().max()
     return first

@@ -45,9 +45,10 @@ class RandomPlayer(Player):
         return int(self.rng.choice(state.legal_actions()))
 
 
-def play_turns(state: State, players: Sequence[Player]) -> State:
+def play_turns(state: State, players: Sequence[Player]) -> int:
     """Play a turn-taking game from ``state`` to its end, in place: the player to move chooses
-    and every player is informed of each move. Returns ``state``."""
+    and every player is informed of each move. Returns the number of moves played."""
+    moves = 0
     while not state.is_terminal():
         p = state.current_player()
         if p < 0:
@@ -56,4 +57,5 @@ def play_turns(state: State, players: Sequence[Player]) -> State:
         state.apply_action(a)
         for q in players:
             q.inform(a, p)
-    return state
+        moves += 1
+    return moves

@@ -9,8 +9,8 @@ control in General Game-Playing agents", 2010). Built on the evaluator interface
 - ``nst`` (N-gram Selection Technique): with probability ``1 - epsilon`` the move whose
   n-grams (it, with the 1 and 2 moves before it; n = 1..3) have the best mean reward, n-grams
   with n > 1 only once seen ``min_visits`` times; otherwise a uniform move;
-- ``softmax``: a learned policy's own playout (``learned.playout(state)``, e.g. the GDL
-  :class:`~blokuszero.games.ggp.policy.SoftmaxPolicy` trained by AL or SB, SPEC §6).
+- ``softmax``: a learned policy's own playout (any object with ``playout(state)`` returning
+  who chose and what; the GDL player passes its softmax policy trained by AL or SB, SPEC §6).
 
 Rewards are the game's returns rescaled from ``[min_utility, max_utility]`` to ``[0, 1]`` (GDL
 goals 0-100 become 0-1); at a simultaneous node every role draws its own move.
