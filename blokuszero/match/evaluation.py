@@ -4,7 +4,8 @@ The paper's protocol: the network plays without noise, choosing the most visited
 800 simulations; the three other seats are MCTS-MaxN with 800 playouts; seating is random per
 game, the first 4 moves uniformly random, 300 games, and the result is the win rate with its 95%
 interval. A shared first place counts as a win (see :mod:`.arena`). Several checkpoints of a run
-give a curve, win rate against training step, written as JSON and drawn as a PNG.
+give a curve, win rate against training step, written as JSON, as a markdown table and drawn as
+a PNG.
 """
 
 from __future__ import annotations
@@ -117,7 +118,9 @@ def curve_point(candidate: Candidate, summary: Mapping[str, Any]) -> dict[str, A
             "games": mine["games"], "wins": mine["wins"], "win_rate": mine["win_rate"],
             "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "mean_score": mine["mean_score"],
             "opponent_mean_score": theirs["mean_score"],
-            "games_per_hour": summary["speed"]["games_per_hour"]}
+            "games_per_hour": summary["speed"]["games_per_hour"],
+            # CPU time of the process that played a game (all four seats), this start's games only
+            "cpu_seconds_per_game": summary["speed"].get("cpu_seconds_per_game")}
 
 
 def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
@@ -132,16 +135,34 @@ def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def markdown_curve(curve: Sequence[Mapping[str, Any]]) -> str:
+    """The curve as a markdown table (as BENCHMARKS.md prints results): win rates with their 95%
+    Wilson intervals, mean scores, and the CPU seconds a game took where games were played."""
+    lines = ["| network | step | games | wins | win rate | 95% Wilson interval | mean score (network / "
+             "opponents) | CPU s per game |", "|---|---|---|---|---|---|---|---|"]
+    for p in sorted(curve, key=lambda p: p["step"]):
+        cost = p.get("cpu_seconds_per_game")
+        lines.append(f"| {p['label']} | {p['step']:,} | {p['games']} | {p['wins']:g} | {p['win_rate']:.1%} | "
+                     f"[{p['ci_low']:.1%}, {p['ci_high']:.1%}] | {p['mean_score']:.1f} / "
+                     f"{p['opponent_mean_score']:.1f} | {f'{cost:.1f}' if cost else '-'} |")
+    return "\n".join(lines)
+
+
 def write_curve(curve: Sequence[Mapping[str, Any]], out_dir: str | Path, title: str,
-                report: Callable[[str], None] = print) -> None:
-    """``curve.json`` and ``curve.png`` in ``out_dir``. The figures are the result: a plot that
+                report: Callable[[str], None] = print, figure: str | Path | None = None) -> None:
+    """``curve.json``, ``curve.md`` (a markdown table) and ``curve.png`` in ``out_dir``, and the
+    PNG at ``figure`` too if given (e.g. under docs/). The figures are the result: a plot that
     fails is reported, never what fails the evaluation."""
     out_dir = Path(out_dir)
     write_atomic(out_dir / "curve.json", json.dumps({"title": title, "points": list(curve)}, indent=2))
-    try:
-        plot_curve(curve, out_dir / "curve.png", title)
-    except Exception as err:  # noqa: BLE001 - matplotlib's errors are many and none matters here
-        report(f"no curve.png: the plot failed ({type(err).__name__}: {err}); the figures are in curve.json")
+    write_atomic(out_dir / "curve.md", f"{title}\n\n{markdown_curve(curve)}\n")
+    for path in [out_dir / "curve.png"] + ([Path(figure)] if figure else []):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            plot_curve(curve, path, title)
+        except Exception as err:  # noqa: BLE001 - matplotlib's errors are many and none matters here
+            shown = path.name if path.parent == out_dir else path
+            report(f"no {shown}: the plot failed ({type(err).__name__}: {err}); the figures are in curve.json")
 
 
 def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str) -> None:
