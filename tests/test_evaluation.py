@@ -108,6 +108,21 @@ def evaluate_command(run_dir: Path, out_dir: Path, *extra: str) -> subprocess.Co
         capture_output=True, text=True, timeout=300)
 
 
+def test_the_untrained_network_searches_as_its_run_trained(tmp_path):
+    """Step 0 of a Gumbel run's curve plays Gumbel's search too (its checkpoints' files say so;
+    the untrained network has none); the evaluation's own network options still win."""
+    run = tmp_path / "gumbel_run"
+    config = json.dumps({"model": {"name": "b2c32conv"}, "seed": 3,
+                         "search": {"gumbel": True, "q_init": "parent", "simulations": 16}})
+    save_network(run / "curve" / "checkpoints", 5, "b2c32conv", build_model("b2c32conv").state_dict(), config)
+    untrained, trained = candidates(run / "curve", include_untrained=True)
+    assert untrained.label == "gumbel_run@0" and trained.label == "gumbel_run@5"
+    network = {"preset": "alphazero", "simulations": 200, "q_init": 0.0}
+    seat = evaluation_match(untrained, network, {"preset": "mcts_maxn"}).players["blokuszero"]
+    assert seat["gumbel"] is True and seat["q_init"] == 0.0 and seat["simulations"] == 200
+    assert "simulations" not in untrained.search  # the budget is the evaluation's
+
+
 def test_mini_evaluation_end_to_end_then_resumed(run_dir, tmp_path):
     out = tmp_path / "eval"
     figure = tmp_path / "docs" / "tiny_curve.png"

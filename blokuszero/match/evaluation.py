@@ -20,8 +20,8 @@ from typing import Any
 from ..files import write_atomic
 from ..games.registry import make_game
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
-from ..players.factory import resolve_spec
-from .arena import Match, run_match
+from ..players.factory import TRAINED_SEARCH, resolve_spec
+from .arena import Match, load_records, run_match
 from .ladder import checkpoint_run, describe
 
 CANDIDATE = "blokuszero"
@@ -35,6 +35,9 @@ class Candidate:
     step: int
     label: str  # names the player in results and the ladder, e.g. "cpu-default@1500"
     spec: Mapping[str, Any] = field(default_factory=dict)  # checkpoint / model / init_seed
+    # The untrained network's: its run's search settings (a checkpoint's come from its file);
+    # the evaluation's network options override them.
+    search: Mapping[str, Any] = field(default_factory=dict)
 
 
 def find_checkpoints(where: str | Path) -> list[Path]:
@@ -78,9 +81,13 @@ def candidates(where: str | Path, include_untrained: bool = False,
                              f"the untrained network cannot be rebuilt")
         first = min(out.values(), key=lambda c: c.step)
         label = f"{first.label.rsplit('@', 1)[0]}@0"
-        # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this.
+        # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this. It
+        # searches as the run's checkpoints do (read from their files), so that step 0 differs
+        # from the later points by its weights only.
+        search = run_config.get("search", {})
         out[label] = Candidate(0, label, {"checkpoint": None, "model": run_config["model"]["name"],
-                                          "init_seed": int(run_config["seed"])})
+                                          "init_seed": int(run_config["seed"])},
+                               {k: search[k] for k in TRAINED_SEARCH if k in search})
     return sorted(out.values(), key=lambda c: c.step)
 
 
@@ -89,7 +96,7 @@ def evaluation_match(candidate: Candidate, network: Mapping[str, Any], opponent:
     """1 BlokusZero seat (``network`` options + the candidate's weights) vs ``opponent`` in every
     other seat of ``game`` (a registry name; Blokus: 3 seats, the paper's protocol)."""
     return Match(game, [CANDIDATE] + [OPPONENT] * (make_game(game).num_players - 1),
-                 {CANDIDATE: {**network, **candidate.spec}, OPPONENT: dict(opponent)},
+                 {CANDIDATE: {**candidate.search, **network, **candidate.spec}, OPPONENT: dict(opponent)},
                  random_opening_moves)
 
 
@@ -105,22 +112,26 @@ def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], oppon
     curve = []
     for c in candidates_:
         match = evaluation_match(c, network, opponent, random_opening_moves, game)
-        summary = run_match(match, games, seed, out_dir / c.label.replace("/", "_"),
+        where = out_dir / c.label.replace("/", "_")
+        summary = run_match(match, games, seed, where,
                             label=f"{c.label} vs {describe(resolve_spec(opponent))}", **run_options)
-        curve.append(curve_point(c, summary))
+        # CPU time of every stored game, those of earlier (interrupted) starts too.
+        cpu = [r["cpu_seconds"] for r in load_records(where / "games.jsonl") if "cpu_seconds" in r]
+        curve.append(curve_point(c, summary, sum(cpu) / len(cpu) if cpu else None))
     return curve
 
 
-def curve_point(candidate: Candidate, summary: Mapping[str, Any]) -> dict[str, Any]:
-    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed."""
+def curve_point(candidate: Candidate, summary: Mapping[str, Any],
+                cpu_seconds_per_game: float | None = None) -> dict[str, Any]:
+    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed
+    (``cpu_seconds_per_game``: mean CPU time of the process that played a game, all its seats)."""
     mine, theirs = summary["players"][CANDIDATE], summary["players"][OPPONENT]
     return {"label": candidate.label, "step": candidate.step, "checkpoint": candidate.spec.get("checkpoint"),
             "games": mine["games"], "wins": mine["wins"], "win_rate": mine["win_rate"],
             "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "mean_score": mine["mean_score"],
             "opponent_mean_score": theirs["mean_score"],
             "games_per_hour": summary["speed"]["games_per_hour"],
-            # CPU time of the process that played a game (all four seats), this start's games only
-            "cpu_seconds_per_game": summary["speed"].get("cpu_seconds_per_game")}
+            "cpu_seconds_per_game": cpu_seconds_per_game}
 
 
 def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
