@@ -350,15 +350,16 @@ def test_the_cpu_strong_preset_is_bounded_by_the_wall_clock():
     assert settings.search.gumbel and not settings.eval.enabled and settings.name == "cpu_strong"
 
 
+@pytest.mark.parametrize("schedule", ["async", pytest.param("paper", marks=pytest.mark.slow)])
 def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays_finished(
-        tmp_path, ray_session, monkeypatch, capsys):
+        schedule, tmp_path, ray_session, monkeypatch, capsys):
     import blokuszero.rl.trainer as trainer_module
 
     # The run's clock advances one second each time it is read (a few times per learner step, once
     # a second while waiting for games), so the run is short and its curve points certain.
     ticks = itertools.count()
     monkeypatch.setattr(trainer_module, "_clock", lambda: float(next(ticks)))
-    overrides = ("train.schedule=async", "train.total_steps=1000000", "train.max_minutes=3",
+    overrides = (f"train.schedule={schedule}", "train.total_steps=1000000", "train.max_minutes=3",
                  "train.curve_every_minutes=0.5", "train.checkpoint_every=1000")
     summary = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
     _, final = latest_checkpoint(tmp_path / "checkpoints")
