@@ -84,7 +84,7 @@ def asynchronous(trainer: Trainer, bar) -> None:
         if trainer.learner.step % s.publish_every == 0:
             trainer.publish()
     if trainer.out_of_time():  # games in flight would come after the last update: dropped
-        trainer.stop_selfplay()
+        trainer.stop_selfplay(running)
         return
     for ref in running:  # let the games in flight reach the buffer
         trainer.record_selfplay(ray.get(ref))

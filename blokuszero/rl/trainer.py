@@ -224,10 +224,13 @@ class Trainer:
         """The run's end: ``total_steps`` reached or out of time."""
         return self.learner.step >= self.schedule.total_steps or self.out_of_time()
 
-    def stop_selfplay(self) -> None:
+    def stop_selfplay(self, tasks) -> None:
         """End the self-play actors now, dropping their unfinished games (the run is out of time:
         games the learner would never train on are not worth waiting for). Each game reaches the
-        buffer whole or not at all."""
+        buffer whole or not at all. ``tasks``: their running tasks, cancelled first so that Ray
+        does not retry them."""
+        for task in tasks:
+            ray.cancel(task)
         for worker in self.workers:
             ray.kill(worker, no_restart=True)
         self.workers = []
@@ -264,7 +267,7 @@ class Trainer:
         running: dict = {}
         while chunks or running:
             if self.out_of_time():
-                self.stop_selfplay()
+                self.stop_selfplay(running)
                 return
             while chunks and idle:
                 worker = idle.pop()
