@@ -22,7 +22,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +224,7 @@ class Trainer:
         """The run's end: ``total_steps`` reached or out of time."""
         return self.learner.step >= self.schedule.total_steps or self.out_of_time()
 
-    def stop_selfplay(self, tasks) -> None:
+    def stop_selfplay(self, tasks: Iterable[ray.ObjectRef]) -> None:
         """End the self-play actors now, dropping their unfinished games (the run is out of time:
         games the learner would never train on are not worth waiting for). Each game reaches the
         buffer whole or not at all. ``tasks``: their running tasks, cancelled first so that Ray
