@@ -54,6 +54,8 @@ COMMANDS: dict[str, Run] = {
         "eval.enabled=false")),
     "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
     "python train.py experiment=cpu_strong": Run(tuple(TINY_TRAIN)),  # keeps its curve's last network
+    "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "
+    "players.mcts_maxn.simulations=200 workers=2 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
     "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
     "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
     "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64, q_init: parent}' "
@@ -73,8 +75,6 @@ COMMANDS: dict[str, Run] = {
     "python scripts/evaluate.py 'checkpoint='\"'\"'runs/paper/checkpoints/ckpt_0000[2-7]0000.pt'\"'\"'' games=100 "
     "workers=16": Run(tuple(EVALUATE)),
     "python scripts/evaluate.py checkpoint=runs/paper opponent=pentobi": Run(tuple(EVALUATE), needs="pentobi-gtp"),
-    "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "
-    "players.mcts_maxn.simulations=200 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
     "python scripts/ladder.py evaluations/": Run(),
     "blokuszero-gtp": Run(stdin="name\nquit\n", needs="blokuszero-gtp"),
     "blokuszero-gtp --checkpoint runs/paper/checkpoints/ckpt_000070000.pt --simulations 800":
