@@ -380,3 +380,9 @@ def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays
     assert again["step"] == summary["step"]
     assert "minutes of train.max_minutes=3 used; nothing to do" in capsys.readouterr().out
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == files  # nothing written
+
+    # A higher limit extends the run by what it adds, and the curve goes on.
+    longer = Trainer(tiny_config(tmp_path, *overrides[:2], "train.max_minutes=4", *overrides[3:]), tmp_path).run()
+    assert longer["step"] > summary["step"] and 240 <= longer["seconds"] < 260
+    assert "train.max_minutes: 3 -> 4" in capsys.readouterr().out
+    assert [int(p.stem[5:]) for p in checkpoint_paths(curve)][0] == longer["step"]
