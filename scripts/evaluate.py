@@ -4,9 +4,12 @@
     python scripts/evaluate.py checkpoint=runs/cpu-default untrained=true games=40   # a curve
     python scripts/evaluate.py checkpoint=PATH players.mcts_maxn.simulations=1600
     python scripts/evaluate.py checkpoint=PATH opponent=pentobi
+    python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 \
+        network.simulations=200 players.mcts_maxn.simulations=200 figure=docs/blokus_cpu_strong_curve.png
 
-Writes every game (SGF, games.jsonl with seeds), summary.json per checkpoint, curve.json and
-curve.png to out_dir; rerunning the same command resumes an interrupted evaluation.
+Writes every game (SGF, games.jsonl with seeds), summary.json per checkpoint, curve.json,
+curve.md (a markdown table) and curve.png to out_dir (and the PNG to ``figure``); rerunning the
+same command resumes an interrupted evaluation.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from blokuszero.match.evaluation import candidates, evaluate, format_curve, write_curve
+from blokuszero.match.evaluation import candidates, evaluate, format_curve, markdown_curve, write_curve
 from blokuszero.players.factory import resolve_spec
 from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games
 
@@ -52,10 +55,12 @@ def main(cfg: DictConfig) -> None:
         raise SystemExit(f"evaluate: {err}") from None
     title = (f"{run}: 1 BlokusZero ({network.get('simulations')} sims) vs 3 {opponent_name}, "
              f"{cfg.games} games each")
-    write_curve(curve, out_dir, title)
+    write_curve(curve, out_dir, title, figure=cfg.figure)
     print(f"{title}\nwin: the highest score; a shared first place counts as a win for each colour in it")
     print(format_curve(curve))
-    print(f"games, summaries, curve.json and curve.png in {out_dir}")
+    print(f"\n{markdown_curve(curve)}\n")
+    print(f"games, summaries, curve.json, curve.md and curve.png in {out_dir}"
+          + (f"; the plot also at {cfg.figure}" if cfg.figure else ""))
     if cfg.ladder:
         print(f"\nElo ladder of every player evaluated under {out_dir.parent}:")
         try:

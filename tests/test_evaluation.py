@@ -108,13 +108,33 @@ def evaluate_command(run_dir: Path, out_dir: Path, *extra: str) -> subprocess.Co
         capture_output=True, text=True, timeout=300)
 
 
+def test_the_untrained_network_searches_as_its_run_trained(tmp_path):
+    """Step 0 of a Gumbel run's curve plays Gumbel's search too (its checkpoints' files say so;
+    the untrained network has none); the evaluation's own network options still win."""
+    run = tmp_path / "gumbel_run"
+    config = json.dumps({"model": {"name": "b2c32conv"}, "seed": 3,
+                         "search": {"gumbel": True, "q_init": "parent", "simulations": 16}})
+    save_network(run / "curve" / "checkpoints", 5, "b2c32conv", build_model("b2c32conv").state_dict(), config)
+    untrained, trained = candidates(run / "curve", include_untrained=True)
+    assert untrained.label == "gumbel_run@0" and trained.label == "gumbel_run@5"
+    network = {"preset": "alphazero", "simulations": 200, "q_init": 0.0}
+    seat = evaluation_match(untrained, network, {"preset": "mcts_maxn"}).players["blokuszero"]
+    assert seat["gumbel"] is True and seat["q_init"] == 0.0 and seat["simulations"] == 200
+    assert "simulations" not in untrained.search  # the budget is the evaluation's
+
+
 def test_mini_evaluation_end_to_end_then_resumed(run_dir, tmp_path):
     out = tmp_path / "eval"
-    done = evaluate_command(run_dir, out, "untrained=true")
+    figure = tmp_path / "docs" / "tiny_curve.png"
+    done = evaluate_command(run_dir, out, "untrained=true", f"figure={figure}")
     assert done.returncode == 0, done.stderr
     curve = json.loads((out / "curve.json").read_text())["points"]
     assert [p["step"] for p in curve] == [0, 10, 20] and all(p["games"] == 2 for p in curve)
-    assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert all(p["cpu_seconds_per_game"] > 0 for p in curve)
+    assert (out / "curve.png").read_bytes()[:8] == figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = (out / "curve.md").read_text()
+    assert table.count("\n| tiny@") == 3 and table.splitlines()[2].startswith("| network | step | games |")
+    assert "| tiny@20 | 20 | 2 |" in done.stdout
     assert "tiny@20" in done.stdout and "Elo ladder" in done.stdout and "mcts_maxn 4" in done.stdout
     stored = out / "tiny@20"
     records = load_records(stored / "games.jsonl")
@@ -221,6 +241,22 @@ def test_a_curve_that_wins_every_game_is_plotted_and_a_failed_plot_fails_nothing
     assert reports == ["no curve.png: the plot failed (ValueError: 'yerr' must not contain negative values); "
                        "the figures are in curve.json"]
     assert (tmp_path / "x" / "curve.json").is_file()
+
+
+def test_curve_table_in_markdown_and_curve_networks_named_by_their_run():
+    from blokuszero.match.evaluation import markdown_curve
+    from blokuszero.match.ladder import checkpoint_run
+    from blokuszero.match.stats import wilson_interval
+
+    point = {**_point(1500, 64, 100, wilson_interval(64, 100)), "mean_score": -16.1,
+             "opponent_mean_score": -28.6, "cpu_seconds_per_game": 41.25}
+    table = markdown_curve([point, {**_point(0, 2, 8, (0.07, 0.59)), "label": "x@0"}]).splitlines()
+    assert table[0] == ("| network | step | games | wins | win rate | 95% Wilson interval | "
+                        "mean score (network / opponents) | CPU s per game |")
+    assert table[2] == "| x@0 | 0 | 8 | 2 | 25.0% | [7.0%, 59.0%] | 0.0 / 0.0 | - |"  # sorted by step
+    assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | -16.1 / -28.6 | 41.2 |"
+    assert checkpoint_run("runs/cpu_strong/curve/checkpoints/ckpt_000001000.pt") == "cpu_strong"
+    assert checkpoint_run("runs/cpu_strong/checkpoints/ckpt_000001000.pt") == "cpu_strong"
 
 
 def test_evaluate_without_arguments_gives_a_usage_line_and_help_shows_its_own_settings(tmp_path):

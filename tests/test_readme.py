@@ -53,6 +53,9 @@ COMMANDS: dict[str, Run] = {
         "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.actors=1", "hardware.threads_per_actor=1",
         "eval.enabled=false")),
     "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
+    "python train.py experiment=cpu_strong": Run(tuple(TINY_TRAIN)),  # keeps its curve's last network
+    "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "
+    "players.mcts_maxn.simulations=200 workers=2 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
     "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
     "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
     "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64, q_init: parent}' "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import re
@@ -334,3 +335,54 @@ def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):
     thread.join(timeout=300)
     assert not thread.is_alive()
     assert outcome["step"] == 30 and outcome["games"] > 0
+
+
+def test_the_cpu_strong_preset_is_bounded_by_the_wall_clock():
+    """`experiment=cpu_strong` (issue 17's 3-hour curve) loads, ends by its clock within 3 hours and
+    keeps networks for the curve; its search is Gumbel's."""
+    from blokuszero.rl.config import load_run_config
+
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=cpu_strong"])
+    settings = load_run_config(OmegaConf.to_container(cfg, resolve=True))
+    assert 0 < settings.train.max_minutes <= 180 and settings.train.curve_every_minutes > 0
+    assert settings.train.total_steps > 100_000  # the clock, not the step count, ends it
+    assert settings.search.gumbel and not settings.eval.enabled and settings.name == "cpu_strong"
+
+
+@pytest.mark.parametrize("schedule", ["async", pytest.param("paper", marks=pytest.mark.slow)])
+def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays_finished(
+        schedule, tmp_path, ray_session, monkeypatch, capsys):
+    import blokuszero.rl.trainer as trainer_module
+
+    # The run's clock advances one second each time it is read (a few times per learner step, once
+    # a second while waiting for games), so the run is short and its curve points certain.
+    ticks = itertools.count()
+    monkeypatch.setattr(trainer_module, "_clock", lambda: float(next(ticks)))
+    overrides = (f"train.schedule={schedule}", "train.total_steps=1000000", "train.max_minutes=3",
+                 "train.curve_every_minutes=0.5", "train.checkpoint_every=1000")
+    summary = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    _, final = latest_checkpoint(tmp_path / "checkpoints")
+    seconds = final["counters"]["seconds"]
+    assert 0 < summary["step"] == final["learner"]["step"] < 1000000
+    # Stopped at the first check past 3 minutes; the slack is Ray's and the final checkpoint's.
+    assert 180 <= seconds < 200 and summary["seconds"] == seconds
+    curve = tmp_path / "curve" / "checkpoints"
+    kept = [int(p.stem[5:]) for p in checkpoint_paths(curve)]  # newest first
+    assert kept[0] == summary["step"]  # the last network is kept
+    assert len(kept) == len(set(kept)) >= 2 and final["counters"]["curve_points"] <= 6
+    assert load_network(curve / f"ckpt_{kept[-1]:09d}.pt")[1] == kept[-1]
+    assert json.loads(load_checkpoint(curve / f"ckpt_{kept[-1]:09d}.pt")["config"])["train"]["max_minutes"] == 3
+    assert "kept the network of step" in capsys.readouterr().out
+
+    files = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    again = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    assert again["step"] == summary["step"]
+    assert "minutes of train.max_minutes=3 used; nothing to do" in capsys.readouterr().out
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == files  # nothing written
+
+    # A higher limit extends the run by what it adds, and the curve goes on.
+    longer = Trainer(tiny_config(tmp_path, *overrides[:2], "train.max_minutes=4", *overrides[3:]), tmp_path).run()
+    assert longer["step"] > summary["step"] and 240 <= longer["seconds"] < 260
+    assert "train.max_minutes: 3 -> 4" in capsys.readouterr().out
+    assert [int(p.stem[5:]) for p in checkpoint_paths(curve)][0] == longer["step"]

@@ -4,7 +4,8 @@ The paper's protocol: the network plays without noise, choosing the most visited
 800 simulations; the three other seats are MCTS-MaxN with 800 playouts; seating is random per
 game, the first 4 moves uniformly random, 300 games, and the result is the win rate with its 95%
 interval. A shared first place counts as a win (see :mod:`.arena`). Several checkpoints of a run
-give a curve, win rate against training step, written as JSON and drawn as a PNG.
+give a curve, win rate against training step, written as JSON, as a markdown table and drawn as
+a PNG.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 from ..files import write_atomic
 from ..games.registry import make_game
 from ..nn.checkpoint import checkpoint_paths, load_checkpoint
-from ..players.factory import resolve_spec
-from .arena import Match, run_match
+from ..players.factory import TRAINED_SEARCH, resolve_spec
+from .arena import Match, load_records, run_match
 from .ladder import checkpoint_run, describe
 
 CANDIDATE = "blokuszero"
@@ -34,6 +35,9 @@ class Candidate:
     step: int
     label: str  # names the player in results and the ladder, e.g. "cpu-default@1500"
     spec: Mapping[str, Any] = field(default_factory=dict)  # checkpoint / model / init_seed
+    # The untrained network's: its run's search settings (a checkpoint's come from its file);
+    # the evaluation's network options override them.
+    search: Mapping[str, Any] = field(default_factory=dict)
 
 
 def find_checkpoints(where: str | Path) -> list[Path]:
@@ -77,9 +81,13 @@ def candidates(where: str | Path, include_untrained: bool = False,
                              f"the untrained network cannot be rebuilt")
         first = min(out.values(), key=lambda c: c.step)
         label = f"{first.label.rsplit('@', 1)[0]}@0"
-        # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this.
+        # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this. It
+        # searches as the run's checkpoints do (read from their files), so that step 0 differs
+        # from the later points by its weights only.
+        search = run_config.get("search", {})
         out[label] = Candidate(0, label, {"checkpoint": None, "model": run_config["model"]["name"],
-                                          "init_seed": int(run_config["seed"])})
+                                          "init_seed": int(run_config["seed"])},
+                               {k: search[k] for k in TRAINED_SEARCH if k in search})
     return sorted(out.values(), key=lambda c: c.step)
 
 
@@ -88,7 +96,7 @@ def evaluation_match(candidate: Candidate, network: Mapping[str, Any], opponent:
     """1 BlokusZero seat (``network`` options + the candidate's weights) vs ``opponent`` in every
     other seat of ``game`` (a registry name; Blokus: 3 seats, the paper's protocol)."""
     return Match(game, [CANDIDATE] + [OPPONENT] * (make_game(game).num_players - 1),
-                 {CANDIDATE: {**network, **candidate.spec}, OPPONENT: dict(opponent)},
+                 {CANDIDATE: {**candidate.search, **network, **candidate.spec}, OPPONENT: dict(opponent)},
                  random_opening_moves)
 
 
@@ -104,20 +112,26 @@ def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], oppon
     curve = []
     for c in candidates_:
         match = evaluation_match(c, network, opponent, random_opening_moves, game)
-        summary = run_match(match, games, seed, out_dir / c.label.replace("/", "_"),
+        where = out_dir / c.label.replace("/", "_")
+        summary = run_match(match, games, seed, where,
                             label=f"{c.label} vs {describe(resolve_spec(opponent))}", **run_options)
-        curve.append(curve_point(c, summary))
+        # CPU time of every stored game, those of earlier (interrupted) starts too.
+        cpu = [r["cpu_seconds"] for r in load_records(where / "games.jsonl") if "cpu_seconds" in r]
+        curve.append(curve_point(c, summary, sum(cpu) / len(cpu) if cpu else None))
     return curve
 
 
-def curve_point(candidate: Candidate, summary: Mapping[str, Any]) -> dict[str, Any]:
-    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed."""
+def curve_point(candidate: Candidate, summary: Mapping[str, Any],
+                cpu_seconds_per_game: float | None = None) -> dict[str, Any]:
+    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed
+    (``cpu_seconds_per_game``: mean CPU time of the process that played a game, all its seats)."""
     mine, theirs = summary["players"][CANDIDATE], summary["players"][OPPONENT]
     return {"label": candidate.label, "step": candidate.step, "checkpoint": candidate.spec.get("checkpoint"),
             "games": mine["games"], "wins": mine["wins"], "win_rate": mine["win_rate"],
             "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "mean_score": mine["mean_score"],
             "opponent_mean_score": theirs["mean_score"],
-            "games_per_hour": summary["speed"]["games_per_hour"]}
+            "games_per_hour": summary["speed"]["games_per_hour"],
+            "cpu_seconds_per_game": cpu_seconds_per_game}
 
 
 def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
@@ -132,16 +146,34 @@ def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def markdown_curve(curve: Sequence[Mapping[str, Any]]) -> str:
+    """The curve as a markdown table (as BENCHMARKS.md prints results): win rates with their 95%
+    Wilson intervals, mean scores, and the CPU seconds a game took where games were played."""
+    lines = ["| network | step | games | wins | win rate | 95% Wilson interval | mean score (network / "
+             "opponents) | CPU s per game |", "|---|---|---|---|---|---|---|---|"]
+    for p in sorted(curve, key=lambda p: p["step"]):
+        cost = p.get("cpu_seconds_per_game")
+        lines.append(f"| {p['label']} | {p['step']:,} | {p['games']} | {p['wins']:g} | {p['win_rate']:.1%} | "
+                     f"[{p['ci_low']:.1%}, {p['ci_high']:.1%}] | {p['mean_score']:.1f} / "
+                     f"{p['opponent_mean_score']:.1f} | {f'{cost:.1f}' if cost else '-'} |")
+    return "\n".join(lines)
+
+
 def write_curve(curve: Sequence[Mapping[str, Any]], out_dir: str | Path, title: str,
-                report: Callable[[str], None] = print) -> None:
-    """``curve.json`` and ``curve.png`` in ``out_dir``. The figures are the result: a plot that
+                report: Callable[[str], None] = print, figure: str | Path | None = None) -> None:
+    """``curve.json``, ``curve.md`` (a markdown table) and ``curve.png`` in ``out_dir``, and the
+    PNG at ``figure`` too if given (e.g. under docs/). The figures are the result: a plot that
     fails is reported, never what fails the evaluation."""
     out_dir = Path(out_dir)
     write_atomic(out_dir / "curve.json", json.dumps({"title": title, "points": list(curve)}, indent=2))
-    try:
-        plot_curve(curve, out_dir / "curve.png", title)
-    except Exception as err:  # noqa: BLE001 - matplotlib's errors are many and none matters here
-        report(f"no curve.png: the plot failed ({type(err).__name__}: {err}); the figures are in curve.json")
+    write_atomic(out_dir / "curve.md", f"{title}\n\n{markdown_curve(curve)}\n")
+    for path in [out_dir / "curve.png"] + ([Path(figure)] if figure else []):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            plot_curve(curve, path, title)
+        except Exception as err:  # noqa: BLE001 - matplotlib's errors are many and none matters here
+            shown = path.name if path.parent == out_dir else path
+            report(f"no {shown}: the plot failed ({type(err).__name__}: {err}); the figures are in curve.json")
 
 
 def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str) -> None:

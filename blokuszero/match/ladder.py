@@ -143,13 +143,14 @@ _STEP = re.compile(r"ckpt_(\d+)\.pt$")
 
 
 def checkpoint_run(path: str | Path) -> str:
-    """The name of the run a checkpoint file belongs to: ``<run>/checkpoints/ckpt_*.pt``, or
-    ``<run>/eval/checkpoints/`` (the networks the training evaluator keeps); else its folder."""
+    """The name of the run a checkpoint file belongs to: ``<run>/checkpoints/ckpt_*.pt``,
+    ``<run>/eval/checkpoints/`` (the networks the training evaluator keeps) or
+    ``<run>/curve/checkpoints/`` (those kept for a learning curve); else its folder."""
     folder = Path(path).parent
     if folder.name != "checkpoints":
         return folder.name
     run = folder.parent
-    return run.parent.name if run.name == "eval" else run.name
+    return run.parent.name if run.name in ("eval", "curve") else run.name
 
 
 def describe(spec: Mapping[str, Any]) -> str:

@@ -135,6 +135,13 @@ class ScheduleSettings(Settings):
     # final score, scaled by the game's encoder) trained with this loss weight; 0: no head.
     score_weight: float = setting(0.0, low=0)
     checkpoint_every: int = setting(1_000, low=1)  # steps between checkpoints (and at each phase's end)
+    # Wall-clock limit of the whole run in minutes, every start of it together (0: none): at the
+    # first step past it the learner stops, self-play in flight is dropped and the last checkpoint
+    # is written; a rerun of a run out of time changes nothing (raise the limit to go on).
+    max_minutes: float = setting(0.0, low=0)
+    # Keep the network every this many minutes of training (and the last one) in
+    # run_dir/curve/checkpoints, never rotated: the points of a learning curve (0: none).
+    curve_every_minutes: float = setting(0.0, low=0)
     keep_checkpoints: int = setting(3, low=1)  # newest checkpoints kept
     log_every: int = setting(50, low=1)  # steps between TensorBoard points
 

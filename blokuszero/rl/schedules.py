@@ -8,7 +8,9 @@
   trains while (samples trained) / (positions played) stays at or below
   ``samples_per_position``, and publishes weights every ``publish_every`` steps.
 
-Both end with every game in flight in the buffer; the trainer then writes the final checkpoint.
+Both stop at ``total_steps`` or when the run is out of time (``train.max_minutes``), and end with
+every game in flight in the buffer (out of time: unfinished games are dropped); the trainer then
+writes the final checkpoint.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ def _self_play_phase(trainer: Trainer, bar) -> None:
     done = trainer.buffer_info()["games"] - c["phase_start"]
     if c["pending_games"] - done > 0:
         trainer.play_games(c["pending_games"] - done, bar)
-    c["pending_games"] = 0
+    if not trainer.out_of_time():  # else the phase stays pending: a rerun with more time ends it
+        c["pending_games"] = 0
 
 
 def _start_phase(trainer: Trainer, games: int) -> None:
@@ -43,17 +46,17 @@ def paper(trainer: Trainer, bar) -> None:
         _start_phase(trainer, s.initial_games)
         trainer.say(f"filling the replay buffer: {s.initial_games} games")
     _self_play_phase(trainer, bar)
-    while trainer.learner.step < s.total_steps:
+    while not trainer.should_stop():
         next_batch = trainer.buffer.sample_batch.remote(batch_size)
         end = min(s.total_steps, (trainer.learner.step // s.steps_per_iteration + 1) * s.steps_per_iteration)
-        while trainer.learner.step < end:
+        while trainer.learner.step < end and not trainer.out_of_time():
             # The next batch is sampled while this one trains.
             batch_ref, next_batch = next_batch, (trainer.buffer.sample_batch.remote(batch_size)
                                                  if trainer.learner.step + 1 < end else None)
             trainer.train_step(batch_ref, bar)
         if trainer.learner.step % s.checkpoint_every:
             trainer.checkpoint()
-        if trainer.learner.step < s.total_steps:
+        if not trainer.should_stop():
             ray.get(trainer.buffer.drop_oldest.remote(s.games_per_iteration))
             trainer.publish()
             _start_phase(trainer, s.games_per_iteration)
@@ -65,7 +68,7 @@ def asynchronous(trainer: Trainer, bar) -> None:
     s, batch_size = trainer.schedule, trainer.learner_settings.batch_size
     running = {trainer.dispatch(w, s.games_per_task): w for w in trainer.workers}
     next_batch = None
-    while trainer.learner.step < s.total_steps:
+    while not trainer.should_stop():
         done, _ = ray.wait(list(running), num_returns=len(running), timeout=0)
         for ref in done:
             worker = running.pop(ref)
@@ -80,6 +83,9 @@ def asynchronous(trainer: Trainer, bar) -> None:
         trainer.train_step(batch_ref, bar)
         if trainer.learner.step % s.publish_every == 0:
             trainer.publish()
+    if trainer.out_of_time():  # games in flight would come after the last update: dropped
+        trainer.stop_selfplay(running)
+        return
     for ref in running:  # let the games in flight reach the buffer
         trainer.record_selfplay(ray.get(ref))
 

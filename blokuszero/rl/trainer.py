@@ -10,7 +10,9 @@ the buffer's shards; :meth:`Trainer.run` resumes from them. The buffer is the on
 truth for how many games and positions were played (it counts every game that reached it,
 including those that landed after the newest checkpoint). A run that has reached
 ``train.total_steps`` says so and changes nothing. With ``eval.enabled``, an evaluator actor
-plays a small match for new checkpoints (see :mod:`.evaluation`).
+plays a small match for new checkpoints (see :mod:`.evaluation`). ``train.max_minutes`` bounds
+the run's wall-clock time (every start together, counted in the checkpoints), and
+``train.curve_every_minutes`` keeps networks for a learning curve in ``run_dir/curve/``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,8 @@ from .learner import Learner
 from .metrics import Metrics
 from .schedules import SCHEDULES
 from .selfplay import SelfPlaySettings
+
+_clock = time.monotonic  # the run's wall clock (tests may speed it up)
 
 
 def _git_revision() -> str:
@@ -106,13 +110,16 @@ class Trainer:
         # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
         self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
-        self.counters = {"games": 0, "positions": 0, "samples": 0, "pending_games": 0, "phase_start": 0}
+        # seconds: wall-clock time of every earlier start; curve_points: curve networks kept so far.
+        self.counters = {"games": 0, "positions": 0, "samples": 0, "pending_games": 0, "phase_start": 0,
+                         "seconds": 0.0, "curve_points": 0}
+        self._clock_start = _clock()
         self.games_by_node: dict[str, int] = {}  # this start's self-play games by Ray node id
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
             buffer_rng = self._resume(*found)
-            if self.learner.step >= self.schedule.total_steps:
+            if self.learner.step >= self.schedule.total_steps or self.out_of_time():
                 self.finished = self._finished_summary()
                 return
         self._archive_config()
@@ -157,7 +164,8 @@ class Trainer:
             self.learner.load_state_dict(state["learner"])
         except RuntimeError as err:  # checkpoints written before shapes were stored
             raise ValueError(f"{mismatch}. {err}") from None
-        self.counters = dict(state["counters"])
+        self.counters = {"seconds": 0.0, "curve_points": 0, **state["counters"]}  # older ones lack two
+        self._clock_start = _clock()
         torch.set_rng_state(state["rng"]["torch"])
         self.say(f"resumed from {path.name}: step {self.learner.step}, {self.counters['games']} games played")
         if "config" in state:
@@ -168,8 +176,13 @@ class Trainer:
 
     def _finished_summary(self) -> dict[str, Any]:
         s = self.schedule
-        self.say(f"run {self.run_dir} is finished: step {self.learner.step} of train.total_steps="
-                 f"{s.total_steps}; nothing to do (to extend it, set train.total_steps higher)")
+        if self.learner.step >= s.total_steps:
+            self.say(f"run {self.run_dir} is finished: step {self.learner.step} of train.total_steps="
+                     f"{s.total_steps}; nothing to do (to extend it, set train.total_steps higher)")
+        else:
+            self.say(f"run {self.run_dir} is finished: {self.counters['seconds'] / 60:.1f} minutes of "
+                     f"train.max_minutes={s.max_minutes:g} used; nothing to do (to extend it, set "
+                     f"train.max_minutes higher)")
         summary_path = self.run_dir / "summary.json"
         if summary_path.is_file():
             return json.loads(summary_path.read_text())
@@ -197,6 +210,30 @@ class Trainer:
             self.say(f"the buffer holds {games - self.counters['games']} games played after the "
                      f"checkpoint: {games} games played in all")
         self.counters["games"], self.counters["positions"] = games, positions
+
+    def elapsed(self) -> float:
+        """Wall-clock seconds of the run: every earlier start and this one so far."""
+        return self.counters["seconds"] + _clock() - self._clock_start
+
+    def out_of_time(self) -> bool:
+        """Whether the run has used its ``train.max_minutes`` (never, when that is 0)."""
+        limit = self.schedule.max_minutes
+        return limit > 0 and self.elapsed() >= 60 * limit
+
+    def should_stop(self) -> bool:
+        """The run's end: ``total_steps`` reached or out of time."""
+        return self.learner.step >= self.schedule.total_steps or self.out_of_time()
+
+    def stop_selfplay(self, tasks: Iterable[ray.ObjectRef]) -> None:
+        """End the self-play actors now, dropping their unfinished games (the run is out of time:
+        games the learner would never train on are not worth waiting for). Each game reaches the
+        buffer whole or not at all. ``tasks``: their running tasks, cancelled first so that Ray
+        does not retry them."""
+        for task in tasks:
+            ray.cancel(task)
+        for worker in self.workers:
+            ray.kill(worker, no_restart=True)
+        self.workers = []
 
     def say(self, text: str) -> None:
         tqdm.write(f"[train] {text}")
@@ -229,6 +266,9 @@ class Trainer:
         idle = list(self.workers)
         running: dict = {}
         while chunks or running:
+            if self.out_of_time():
+                self.stop_selfplay(running)
+                return
             while chunks and idle:
                 worker = idle.pop()
                 running[self.dispatch(worker, chunks.pop())] = worker
@@ -247,6 +287,7 @@ class Trainer:
             self.metrics.training(metrics, self.buffer_info(), step)
         if step % self.schedule.checkpoint_every == 0:
             self.checkpoint()
+        self._keep_for_curve()
         bar.update(1)
         bar.set_postfix_str(f"loss {metrics['loss/total']:.3f} games {self.counters['games']}")
         return metrics
@@ -255,6 +296,7 @@ class Trainer:
         """Save everything needed to resume (the buffer's games are in its shards)."""
         ray.get(self.buffer.flush.remote())
         self._count_from_buffer(report=False)
+        self.counters["seconds"], self._clock_start = self.elapsed(), _clock()
         payload = {"learner": self.learner.state_dict(), "counters": dict(self.counters),
                    "rng": {"torch": torch.get_rng_state(),
                            "buffer": ray.get(self.buffer.rng_state.remote())},
@@ -266,6 +308,21 @@ class Trainer:
         self._evaluate_new_checkpoint()
         self.metrics.flush()
         return path
+
+    def _keep_for_curve(self, last: bool = False) -> None:
+        """Keep the network in ``run_dir/curve/checkpoints`` once each ``curve_every_minutes`` of
+        wall-clock time (a point missed while no step was made is not made up) and, if ``last``,
+        at the end of the run."""
+        every = self.schedule.curve_every_minutes
+        if every <= 0:
+            return
+        due = int(self.elapsed() // (60 * every))
+        if due > self.counters["curve_points"] or last:
+            save_network(self.run_dir / "curve" / "checkpoints", self.learner.step, self.model_name,
+                         self.learner.weights(), json.dumps(self.config), model_config=self.model_config)
+            self.counters["curve_points"] = max(due, self.counters["curve_points"])
+            self.say(f"kept the network of step {self.learner.step} for the curve "
+                     f"({self.elapsed() / 60:.1f} minutes)")
 
     # ------------------------------------------------------------------ evaluation
     def _evaluate_new_checkpoint(self, due: bool = False) -> None:
@@ -317,6 +374,7 @@ class Trainer:
                       unit="step", disable=not self.progress) as bar:
                 SCHEDULES[self.schedule.schedule](self, bar)
             # Every game is in the buffer now: the last checkpoint counts them all.
+            self._keep_for_curve(last=True)
             self.checkpoint()
             self._finish_evaluations()
             info = self.buffer_info()
