@@ -1,8 +1,9 @@
-"""Search experience costs: Hamming-ball lookup time against the table's size, and UCT's
+"""Search experience costs: distance-2 lookup time against the table's size, and UCT's
 playouts per second with and without the experience table per game (CPU time, alternating).
 
     python scripts/bench_ggp_experience.py [--sizes 1000 10000 100000 1000000] \\
-        [--games breakthrough connectfour pawnwhopping] [--simulations 500] [--repeats 3]
+        [--games breakthrough connectfour pawnwhopping] [--simulations 500] [--repeats 3] \\
+        [--skip-overhead]
 """
 
 from __future__ import annotations
@@ -21,27 +22,36 @@ from blokuszero.search.experience import ExperienceTable
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
 
 
-def lookup_costs(keys: np.ndarray, sizes: list[int], probes: int, rng) -> None:
-    """Microseconds per d = 2 lookup (ball and brute force) in tables of ``sizes`` keys."""
+def lookup_costs(keys: np.ndarray, sizes: list[int], probes: int, repeats: int, rng) -> None:
+    """Microseconds per d = 2 lookup in tables of ``sizes`` keys: multi-index hashing
+    (``similar``) and the Hamming ball (``similar_ball``, the previous lookup) alternating,
+    medians of ``repeats``; the brute-force scan once."""
     for n in sizes:
         if n > len(keys):
             break
         table = ExperienceTable(2)
         table.add(keys[:n], np.zeros(2))
-        asked = keys[rng.integers(0, n, probes)] ^ (np.uint64(1) << rng.integers(
-            0, 64, probes).astype(np.uint64))  # near boards: a bit off stored ones
-        table.similar(int(asked[0]), 2)
-        start = time.process_time()
-        found = sum(len(table.similar(int(k), 2)) for k in asked)
-        ball = (time.process_time() - start) / probes * 1e6
+        asked = [int(k) for k in keys[rng.integers(0, n, probes)] ^ (np.uint64(1) << rng.integers(
+            0, 64, probes).astype(np.uint64))]  # near boards: a bit off stored ones
+        times: dict[str, list[float]] = {"multi-index": [], "ball": []}
+        found = {}
+        for _ in range(repeats):
+            for label, lookup in (("multi-index", table.similar), ("ball", table.similar_ball)):
+                lookup(asked[0], 2)
+                start = time.process_time()
+                found[label] = sum(len(lookup(k, 2)) for k in asked)
+                times[label].append((time.process_time() - start) / probes * 1e6)
+        if found["multi-index"] != found["ball"]:
+            raise AssertionError(f"the lookups disagree: {found}")
         brute_probes = max(1, min(probes, 2_000_000 // n))
-        table.similar_brute_force(int(asked[0]), 2)
+        table.similar_brute_force(asked[0], 2)
         start = time.process_time()
         for k in asked[:brute_probes]:
-            table.similar_brute_force(int(k), 2)
+            table.similar_brute_force(k, 2)
         brute = (time.process_time() - start) / brute_probes * 1e6
-        print(f"  {len(table):>9,} keys: ball {ball:7.1f} us/lookup, brute force {brute:9.1f} "
-              f"us/lookup, {found / probes:.1f} boards found per lookup")
+        print(f"  {len(table):>9,} keys: multi-index {np.median(times['multi-index']):6.2f}, "
+              f"ball {np.median(times['ball']):7.1f}, brute force {brute:9.1f} us/lookup; "
+              f"{found['ball'] / probes:.1f} boards found per lookup", flush=True)
 
 
 def overhead(game: GgpGame, simulations: int, repeats: int) -> None:
@@ -74,19 +84,22 @@ def main() -> None:
                                                        "pawnwhopping"])
     parser.add_argument("--simulations", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-overhead", action="store_true", help="lookup times only")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     print("d = 2 lookup, uniform random 64-bit keys:")
     lookup_costs(rng.integers(0, 2**63, max(args.sizes), dtype=np.int64).astype(np.uint64)
-                 * np.uint64(2) + np.uint64(1), args.sizes, args.probes, rng)
+                 * np.uint64(2) + np.uint64(1), args.sizes, args.probes, args.repeats, rng)
     pw = GgpGame.from_file(RULES / "pawnwhopping.kif")
     boards = pregame_boards(pw, 4000, seed=args.seed)
     keys = np.unique(BoardEncoder(pw, "huffman").encode_boards(boards))
     rng.shuffle(keys)
     print(f"d = 2 lookup, Huffman keys of Pawn Whopping positions (random games, {len(keys):,} "
           f"distinct):")
-    lookup_costs(keys, args.sizes, args.probes, rng)
+    lookup_costs(keys, args.sizes, args.probes, args.repeats, rng)
+    if args.skip_overhead:
+        return
     print(f"UCT playouts per second, {args.simulations} simulations per move, 4 moves:")
     for name in args.games:
         overhead(GgpGame.from_file(RULES / f"{name}.kif"), args.simulations, args.repeats)

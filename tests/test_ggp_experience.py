@@ -142,8 +142,8 @@ def test_keys_of_a_traced_playout_are_those_of_its_positions():
     assert list(enc.encode_boards(boards)) == [enc.encode_boards(b[None])[0] for b in boards]
 
 
-@pytest.mark.parametrize("bits", [64, 20])
-def test_ball_lookup_matches_brute_force(bits):
+@pytest.mark.parametrize("bits", [64, 20, 2])
+def test_multi_index_lookup_matches_brute_force(bits):
     rng = np.random.default_rng(bits)
     table = ExperienceTable(2, bits=bits, capacity=16)
     base = rng.integers(0, 2**bits, size=50, dtype=np.uint64)
@@ -159,11 +159,42 @@ def test_ball_lookup_matches_brute_force(bits):
     table.add(keys, np.array([1.0, 0.0]))  # grows from 16 entries on the way
     assert len(table) == len(np.unique(keys))
     probes = np.concatenate([base, rng.integers(0, 2**bits, size=100, dtype=np.uint64)])
+    found = 0
     for d in (0, 1, 2):
         for key in probes:
-            assert sorted(table.similar(int(key), d)) == list(table.similar_brute_force(int(key), d))
+            expected = list(table.similar_brute_force(int(key), d))
+            got = table.similar(int(key), d)
+            assert sorted(got) == expected  # every entry within d, none twice
+            assert sorted(table.similar_ball(int(key), d)) == expected
+            found += len(got)
+    assert found > 3 * len(base)  # the clusters were found, at every distance
+    for key in keys[:200]:  # stored keys: each finds itself, and its cluster at d = 2
+        assert sorted(table.similar(int(key), 2)) == list(table.similar_brute_force(int(key), 2))
+    table.clear()
+    assert len(table.similar(int(keys[0]), 2)) == 0
+    table.add(keys[:10], np.array([1.0, 0.0]))
+    assert sorted(table.similar(int(keys[0]), 2)) == list(table.similar_brute_force(int(keys[0]), 2))
     with pytest.raises(ValueError, match="0, 1 or 2"):
         table.similar(0, 3)
+
+
+def test_lookup_falls_back_to_the_ball_on_crowded_buckets():
+    # Keys that vary only outside block 0 (bits 0, 3, 6, ...) share one block-0 bucket: more
+    # candidates than the ball's 2,081 keys, so the ball is probed; same entries either way.
+    rng = np.random.default_rng(7)
+    free = np.array([i for i in range(48) if i % 3], np.uint64)
+    chosen = rng.random((4000, len(free))) < 0.15
+    keys = np.bitwise_or.reduce(np.where(chosen, np.uint64(1) << free, np.uint64(0)), axis=1)
+    table = ExperienceTable(2, bits=64)
+    table.add(keys ^ np.uint64(0xABCD_0000_0000_0000), np.array([1.0, 0.0]))
+    assert table.count[0].max() == len(table) > 2081
+    found = 0
+    for key in table.keys[:100]:
+        for d in (1, 2):
+            got = table.similar(int(key), d)
+            assert sorted(got) == list(table.similar_brute_force(int(key), d))
+            found += len(got)
+    assert found > 2 * 100  # more than the keys themselves
 
 
 def test_table_sums_rewards_and_visits_per_board():
