@@ -43,6 +43,8 @@ def lookup_costs(keys: np.ndarray, sizes: list[int], probes: int, repeats: int, 
                 times[label].append((time.process_time() - start) / probes * 1e6)
         if found["multi-index"] != found["ball"]:
             raise AssertionError(f"the lookups disagree: {found}")
+        candidates = table.candidates(np.array(asked, np.uint64))
+        crowded = float(np.mean(candidates > table.ball_size))
         brute_probes = max(1, min(probes, 2_000_000 // n))
         table.similar_brute_force(asked[0], 2)
         start = time.process_time()
@@ -51,7 +53,9 @@ def lookup_costs(keys: np.ndarray, sizes: list[int], probes: int, repeats: int, 
         brute = (time.process_time() - start) / brute_probes * 1e6
         print(f"  {len(table):>9,} keys: multi-index {np.median(times['multi-index']):6.2f}, "
               f"ball {np.median(times['ball']):7.1f}, brute force {brute:9.1f} us/lookup; "
-              f"{found['ball'] / probes:.1f} boards found per lookup", flush=True)
+              f"{found['ball'] / probes:.1f} boards found per lookup, {np.mean(candidates):,.0f} "
+              f"candidates in the 3 buckets (mean), {crowded:.0%} of lookups probe the ball",
+              flush=True)
 
 
 def overhead(game: GgpGame, simulations: int, repeats: int) -> None:
@@ -91,13 +95,14 @@ def main() -> None:
     print("d = 2 lookup, uniform random 64-bit keys:")
     lookup_costs(rng.integers(0, 2**63, max(args.sizes), dtype=np.int64).astype(np.uint64)
                  * np.uint64(2) + np.uint64(1), args.sizes, args.probes, args.repeats, rng)
-    pw = GgpGame.from_file(RULES / "pawnwhopping.kif")
-    boards = pregame_boards(pw, 4000, seed=args.seed)
-    keys = np.unique(BoardEncoder(pw, "huffman").encode_boards(boards))
-    rng.shuffle(keys)
-    print(f"d = 2 lookup, Huffman keys of Pawn Whopping positions (random games, {len(keys):,} "
-          f"distinct):")
-    lookup_costs(keys, args.sizes, args.probes, args.repeats, rng)
+    for name, encoding in (("pawnwhopping", "huffman"), ("connectfour", "appearance")):
+        game = GgpGame.from_file(RULES / f"{name}.kif")
+        boards = pregame_boards(game, 4000, seed=args.seed)
+        keys = np.unique(BoardEncoder(game, encoding).encode_boards(boards))
+        rng.shuffle(keys)
+        print(f"d = 2 lookup, {encoding} keys of {name} positions (random games, {len(keys):,} "
+              f"distinct):")
+        lookup_costs(keys, args.sizes, args.probes, args.repeats, rng)
     if args.skip_overhead:
         return
     print(f"UCT playouts per second, {args.simulations} simulations per move, 4 moves:")

@@ -188,6 +188,7 @@ def test_lookup_falls_back_to_the_ball_on_crowded_buckets():
     table = ExperienceTable(2, bits=64)
     table.add(keys ^ np.uint64(0xABCD_0000_0000_0000), np.array([1.0, 0.0]))
     assert table.count[0].max() == len(table) > 2081
+    assert (table.candidates(table.keys[:100]) > table.ball_size).all()
     found = 0
     for key in table.keys[:100]:
         for d in (1, 2):

@@ -202,7 +202,8 @@ class ExperienceTable:
         self.masks = np.array([sum(1 << i for i in range(j, bits, BLOCKS)) for j in range(BLOCKS)],
                               np.uint64)
         self._allocate(max(capacity, 16))
-        self._out = np.empty(1 + bits + bits * (bits - 1) // 2, np.int64)
+        self.ball_size = 1 + bits + bits * (bits - 1) // 2  # keys within distance 2
+        self._out = np.empty(self.ball_size, np.int64)
 
     def _allocate(self, capacity: int) -> None:
         old = (self.keys, self.wsum, self.visits, self.origin) if self.size else None
@@ -249,6 +250,13 @@ class ExperienceTable:
         n = _near(self.heads, self.next, self.count, self.masks, self.keys, self.slots, key,
                   self.bits, d, self.shift, self._out)
         return self._out[:n].copy()
+
+    def candidates(self, keys: np.ndarray) -> np.ndarray:
+        """Per key: the entries in its 3 buckets, the multi-index lookup's work (above
+        ``ball_size`` the lookup probes the ball instead)."""
+        keys = np.asarray(keys, np.uint64)
+        return sum(self.count[j][((keys & m) * _GOLDEN) >> np.uint64(self.shift)]
+                   for j, m in enumerate(self.masks))
 
     def similar_ball(self, key: int, d: int) -> np.ndarray:
         """:meth:`similar` by probing every key of the Hamming ball (2,081 probes for d = 2 and
