@@ -1,5 +1,6 @@
 """Search experience costs: distance-2 lookup time against the table's size, and UCT's
-playouts per second with and without the experience table per game (CPU time, alternating).
+playouts per second with and without the experience table per game (CPU time, alternating; the
+experience with either lookup).
 
     python scripts/bench_ggp_experience.py [--sizes 1000 10000 100000 1000000] \\
         [--games breakthrough connectfour pawnwhopping] [--simulations 500] [--repeats 3] \\
@@ -59,25 +60,33 @@ def lookup_costs(keys: np.ndarray, sizes: list[int], probes: int, repeats: int, 
 
 
 def overhead(game: GgpGame, simulations: int, repeats: int) -> None:
-    """Playouts per second of UCT from the start, plain and with Huffman d = 2, alternating."""
-    rates: dict[str, list[float]] = {"plain": [], "huffman d=2": []}
-    for r in range(repeats):
-        for label in rates:
-            spec = {"c": 0.7, "simulations": simulations, "playout": "uniform"}
-            if label != "plain":
-                spec["experience"] = {"encoding": "huffman", "distance": 2}
-            player = make_uct_player(game, spec, r)
-            state = game.new_initial_state()
-            start = time.process_time()
-            for _ in range(4):  # four moves: the table grows over the game
-                action = player.choose_action(state)
-                mover = state.current_player()
-                state.apply_action(action)
-                player.inform(action, mover)
-            rates[label].append(4 * simulations / (time.process_time() - start))
-    plain, exp = np.median(rates["plain"]), np.median(rates["huffman d=2"])
-    print(f"  {game.name}: plain {plain:,.0f}, with experience {exp:,.0f} playouts/s "
-          f"(CPU; {exp / plain:.2f}x; medians of {repeats})")
+    """Playouts per second of UCT from the start: plain, with Huffman d = 2 (multi-index
+    lookup) and with Huffman d = 2 probing the Hamming ball (the previous lookup), alternating."""
+    lookups = {"multi-index": ExperienceTable.similar, "ball": ExperienceTable.similar_ball}
+    rates: dict[str, list[float]] = {"plain": [], "multi-index": [], "ball": []}
+    try:
+        for r in range(repeats + 1):  # the first round warms up (compiling), untimed
+            for label in rates:
+                spec = {"c": 0.7, "simulations": simulations, "playout": "uniform"}
+                if label != "plain":
+                    spec["experience"] = {"encoding": "huffman", "distance": 2}
+                    ExperienceTable.similar = lookups[label]
+                player = make_uct_player(game, spec, r)
+                state = game.new_initial_state()
+                start = time.process_time()
+                for _ in range(4):  # four moves: the table grows over the game
+                    action = player.choose_action(state)
+                    mover = state.current_player()
+                    state.apply_action(action)
+                    player.inform(action, mover)
+                if r:
+                    rates[label].append(4 * simulations / (time.process_time() - start))
+    finally:
+        ExperienceTable.similar = lookups["multi-index"]
+    plain, mih, ball = (np.median(rates[k]) for k in rates)
+    print(f"  {game.name}: plain {plain:,.0f}, with experience {mih:,.0f} ({mih / plain:.2f}x), "
+          f"with experience probing the ball {ball:,.0f} ({ball / plain:.2f}x) playouts/s (CPU; "
+          f"medians of {repeats})", flush=True)
 
 
 def main() -> None:
