@@ -173,6 +173,14 @@ Notes on the method (where the paper leaves a choice open, what this implementat
   over distances 0 to the largest seen.
 - Appearance order: order of first appearance over the cells of the pre-game positions (initial
   position first), codes 0, 1, 10, 11, ...; Huffman: frequencies over the same positions.
+- Random encoding at d = 2: the paper's table 2 does not print d, but it chose the random
+  key's 20 bits by how often boards at Hamming distance 2 are found (its figure 7) and studies
+  the random encoding's distance-2 boards (its 4.6.1, figure 9); it has no random row for Pawn
+  Whopping. Its table 2 prints p = 2.11e-02 for Breakthrough's 193-307 as for Connect Four's
+  219-271; the sign test of 193-307 gives 3.9e-07 (of 219-271, 2.11e-02), so the Breakthrough
+  figure looks copied from the row above it.
+- The switching rule's measurement is deterministic (seed 0): 10 self-play games of 10 moves at
+  250 playouts per game, Huffman d = 2, both sides measuring.
 """
 
 
