@@ -180,7 +180,7 @@ Notes on the method (where the paper leaves a choice open, what this implementat
   219-271; the sign test of 193-307 gives 3.9e-07 (of 219-271, 2.11e-02), so the Breakthrough
   figure looks copied from the row above it.
 - The switching rule's measurement is deterministic (seed 0): 10 self-play games of 10 moves at
-  250 playouts per game, Huffman d = 2, both sides measuring.
+  250 playouts per move, Huffman d = 2, one measuring player playing both sides.
 """
 
 
