@@ -9,7 +9,8 @@
     # the switching rule's pre-game measurement per game (10 games of 10 moves, 250 playouts)
     python scripts/ggp_experience_experiment.py switch [--games ...] [--out runs/ggp_experience/switch.json]
     # table (Markdown) and figure from what was played, beside the paper's figures
-    python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] [--png docs/ggp_experience.png]
+    python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] \\
+        [--png docs/ggp_experience.png] [--records docs/ggp_experience_games.jsonl]
 
 A configuration is an encoding (``huffman``, ``appearance``, ``random``) and the Hamming
 distance ``d`` of the boards that seed a node (``huffman2``: Huffman, ``d`` = 2). Both players
@@ -247,8 +248,9 @@ def cmd_report(args) -> None:
             "the sign test leaves draws out. Games: "
             f"{len(records)} in all; {counts[0]}-{counts[-1]} per cell at "
             + ", ".join(f"{g} {main[g]}" for g in games) + " playouts per move (the paper: 500 "
-            "games per cell, 500 playouts everywhere)."
-            + (f" {args.note}" if args.note else "")
+            "games per cell, 500 playouts everywhere; the run's machine, load and budget are in "
+            "BENCHMARKS.md, issue 15). Every game's record, its seed included, is in "
+            "`docs/ggp_experience_games.jsonl`."
             + "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
             "over the games above at their main playouts (a draw counts half):\n\n" + avg_line
@@ -328,7 +330,6 @@ def main() -> None:
     r.add_argument("--doc", default=None)
     r.add_argument("--png", default=None)
     r.add_argument("--records", default=None, help="write every game's record (seed included)")
-    r.add_argument("--note", default=None, help="a sentence for the table's heading")
     args = parser.parse_args()
     for name in getattr(args, "configs", []):
         if parse_experience(name) == "switch":
