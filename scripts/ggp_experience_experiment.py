@@ -273,7 +273,7 @@ def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.8 / len(CONFIGS)
     for i, c in enumerate(CONFIGS):
         xs, ys, errs, paper = [], [], [], []
@@ -300,7 +300,7 @@ def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> Non
     ax.set_ylim(0, 1)
     ax.set_title("Search experience vs plain UCT: ours (bars, 95% CI), the paper's at 500 "
                  "playouts (stars)", fontsize=10)
-    ax.legend(fontsize=7, ncol=6, loc="lower center")
+    ax.legend(fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
