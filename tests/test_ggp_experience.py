@@ -336,3 +336,40 @@ def test_the_http_player_switches_within_the_start_clock():
     assert isinstance(exp, SearchExperience) and exp.distance in (0, 2)
     reply = engine.handle(format_message(Message("play", "m1", moves=None)))
     assert reply.startswith("(mark")
+
+
+def _experiment_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "ggp_experience_experiment.py"
+    spec = importlib.util.spec_from_file_location("ggp_experience_experiment", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
+    import argparse
+    import json
+
+    script = _experiment_script()
+    out = tmp_path / "games.jsonl"
+
+    def play(playouts):
+        script.cmd_play(argparse.Namespace(
+            games=["pawnwhopping"], configs=["huffman2"], pairs=1, playouts=playouts, seed=0,
+            shard="0/1", until=None, out=str(out)))
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+    first = play(4)
+    assert [r["exp_role"] for r in first] == [0, 1]
+    assert play(4) == first  # resumed: nothing played twice
+    both = play(3)
+    assert len(both) == 4 and {r["seed"] for r in both[2:]} == {r["seed"] for r in first}
+    script.cmd_report(argparse.Namespace(games_file=str(out), switch=str(tmp_path / "none.json"),
+                                         doc=str(tmp_path / "doc.md"), png=None,
+                                         records=str(tmp_path / "records.jsonl")))
+    text = (tmp_path / "doc.md").read_text()
+    assert "| pawnwhopping | 4 | huffman d=2 |" in text and "| pawnwhopping | 3 | huffman d=2 |" in text
+    assert (tmp_path / "records.jsonl").read_text().splitlines() == out.read_text().splitlines()
