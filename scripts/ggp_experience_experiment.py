@@ -249,8 +249,11 @@ def cmd_report(args) -> None:
             f"{len(records)} in all; {counts[0]}-{counts[-1]} per cell at "
             + ", ".join(f"{g} {main[g]}" for g in games) + " playouts per move (the paper: 500 "
             "games per cell, 500 playouts everywhere; the run's machine, load and budget are in "
-            "BENCHMARKS.md, issue 15). Every game's record, its seed included, is in "
-            "`docs/ggp_experience_games.jsonl`."
+            "BENCHMARKS.md, issue 15)."
+            + (f" Hundreds of games per cell were not affordable in this run: {counts[0]}-"
+               f"{counts[-1]} per cell, CPU seconds per game in the table." if counts[-1] < 100
+               else "")
+            + " Every game's record, its seed included, is in `docs/ggp_experience_games.jsonl`."
             + "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
             "over the games above at their main playouts (a draw counts half):\n\n" + avg_line
