@@ -16,7 +16,7 @@ distance 2 differ in at most 2 bits, so by pigeonhole they agree on at least one
 blocks: the entries found in the query's 3 buckets, checked by popcount, are every stored board
 within ``d``, each reported once (from the first block it agrees on). The cost is 3 bucket
 reads and the candidates that share a block with the query: how many stored keys share those
-21 bits, not the table's size as such (for uniform keys, size/2^21 per block). Boards' keys
+21-22 bits, not the table's size as such (for uniform keys, size/2^21 per block). Boards' keys
 are far from uniform (long runs of blank cells), so when the query's buckets hold more
 candidates than the Hamming ball has keys (2,081 for 64-bit keys), every key of the ball is
 probed in the exact table instead: the previous lookup, also :meth:`ExperienceTable.
