@@ -1,14 +1,16 @@
 """The paper's experiment on similar-board search experience in GGP (SPEC §5; seed 000, tables
 2-4 and 6): UCT with the search experience against plain UCT, and the switching rule.
 
-    # games, colours swapped in pairs, one JSON line each (appends; several shards at once)
+    # games, colours swapped in pairs, one JSON line each (appends, skips games already in the
+    # file; several shards at once)
     python scripts/ggp_experience_experiment.py play --pairs 50 --playouts 500 \\
         [--games breakthrough connectfour pawnwhopping] [--configs huffman2 ...] \\
         [--shard 0/2] [--until 20:00] [--out runs/ggp_experience/games.jsonl]
     # the switching rule's pre-game measurement per game (10 games of 10 moves, 250 playouts)
     python scripts/ggp_experience_experiment.py switch [--games ...] [--out runs/ggp_experience/switch.json]
     # table (Markdown) and figure from what was played, beside the paper's figures
-    python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] [--png docs/ggp_experience.png]
+    python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] \\
+        [--png docs/ggp_experience.png] [--records docs/ggp_experience_games.jsonl]
 
 A configuration is an encoding (``huffman``, ``appearance``, ``random``) and the Hamming
 distance ``d`` of the boards that seed a node (``huffman2``: Huffman, ``d`` = 2). Both players
@@ -88,6 +90,14 @@ def cmd_play(args) -> None:
     games = {g: GgpGame.from_file(RULES / f"{g}.kif") for g in args.games}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # Resuming: a game already in the file (same game, configuration, playouts and seed) is
+    # not played again.
+    done = set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            if line:
+                r = json.loads(line)
+                done.add((r["game"], r["config"], r["playouts"], r["seed"]))
     tasks = [(r, g, c) for r in range(args.pairs) for g in args.games for c in args.configs]
     for i, (r, g, c) in enumerate(tasks):
         if i % count != index:
@@ -97,6 +107,8 @@ def cmd_play(args) -> None:
                 print("stopped at the deadline")
                 return
             seed = zlib.crc32(f"{args.seed}/{g}/{c}/{r}/{exp_role}".encode())
+            if (g, c, args.playouts, seed) in done:
+                continue
             record = play_game(games[g], c, args.playouts, exp_role, seed)
             with out.open("a") as f:
                 f.write(json.dumps(record) + "\n")
@@ -123,14 +135,23 @@ def cmd_switch(args) -> None:
 
 
 def tally(records: list[dict]) -> dict:
-    """(game, config) -> wins, losses, draws, playouts seen."""
+    """(game, playouts, config) -> wins, losses, draws and CPU seconds of its games."""
     cells: dict = {}
     for r in records:
-        w = cells.setdefault((r["game"], r["config"]), {"win": 0, "loss": 0, "draw": 0,
-                                                        "playouts": set()})
+        w = cells.setdefault((r["game"], r["playouts"], r["config"]),
+                             {"win": 0, "loss": 0, "draw": 0, "cpu": []})
         w[r["result"]] += 1
-        w["playouts"].add(r["playouts"])
+        w["cpu"].append(r["cpu_seconds"])
     return cells
+
+
+def main_playouts(cells: dict, game: str) -> int:
+    """The playouts per move of ``game`` with the most games (the averages and the figure's)."""
+    counts: dict[int, int] = {}
+    for (g, p, _), w in cells.items():
+        if g == game:
+            counts[p] = counts.get(p, 0) + w["win"] + w["loss"] + w["draw"]
+    return max(counts, key=lambda p: (counts[p], p))
 
 
 def rate(w: int, l: int, d: int) -> float:
@@ -153,6 +174,14 @@ Notes on the method (where the paper leaves a choice open, what this implementat
   over distances 0 to the largest seen.
 - Appearance order: order of first appearance over the cells of the pre-game positions (initial
   position first), codes 0, 1, 10, 11, ...; Huffman: frequencies over the same positions.
+- Random encoding at d = 2: the paper's table 2 does not print d, but it chose the random
+  key's 20 bits by how often boards at Hamming distance 2 are found (its figure 7) and studies
+  the random encoding's distance-2 boards (its 4.6.1, figure 9); it has no random row for Pawn
+  Whopping. Its table 2 prints p = 2.11e-02 for Breakthrough's 193-307 as for Connect Four's
+  219-271; the sign test of 193-307 gives 3.9e-07 (of 219-271, 2.11e-02), so the Breakthrough
+  figure looks copied from the row above it.
+- The switching rule's measurement is deterministic (seed 0): 10 self-play games of 10 moves at
+  250 playouts per move, Huffman d = 2, one measuring player playing both sides.
 """
 
 
@@ -161,82 +190,100 @@ def cmd_report(args) -> None:
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
     cells = tally(records)
     games = [g for g in GAMES if any(k[0] == g for k in cells)]
-    lines = ["| game | player | ours W-L-D | ours win rate (95% CI) | ours sign-test p | "
-             "paper W-L-D | paper p |", "|---|---|---|---|---|---|---|"]
+    main = {g: main_playouts(cells, g) for g in games}
+    lines = ["| game | playouts | player | ours W-L-D | ours win rate (95% CI) | ours sign-test p | "
+             "CPU s per game | paper W-L-D (500 playouts) | paper p |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for g in games:
-        for c in CONFIGS:
-            if (g, c) not in cells:
-                continue
-            w = cells[(g, c)]
-            lo, hi = wilson_interval(w["win"] + 0.5 * w["draw"], w["win"] + w["loss"] + w["draw"])
-            paper = PAPER.get(g, {}).get(c)
-            ptxt = "-" if paper is None else f"{paper[0]}-{paper[1]}-{paper[2]}"
-            pp = "-" if paper is None else f"{paper[3]:.2e}"
-            lines.append(f"| {g} | {c[:-1]} d={c[-1]} | {w['win']}-{w['loss']}-{w['draw']} | "
-                         f"{rate(w['win'], w['loss'], w['draw']):.3f} ({lo:.2f}-{hi:.2f}) | "
-                         f"{sign_test(w['win'], w['loss']):.2e} | {ptxt} | {pp} |")
-    playouts = sorted({p for w in cells.values() for p in w["playouts"]})
-    switch_lines = ["| game | mean tree distance | mean per-distance std | choice | "
-                    "paper distance / std (250 playouts) |", "|---|---|---|---|---|"]
+        for p in sorted({k[1] for k in cells if k[0] == g}, key=lambda p: (p != main[g], p)):
+            for c in CONFIGS:
+                if (g, p, c) not in cells:
+                    continue
+                w = cells[(g, p, c)]
+                n = w["win"] + w["loss"] + w["draw"]
+                lo, hi = wilson_interval(w["win"] + 0.5 * w["draw"], n)
+                paper = PAPER.get(g, {}).get(c)
+                ptxt = "-" if paper is None else f"{paper[0]}-{paper[1]}-{paper[2]}"
+                pp = "-" if paper is None else f"{paper[3]:.2e}"
+                lines.append(f"| {g} | {p} | {c[:-1]} d={c[-1]} | {w['win']}-{w['loss']}-"
+                             f"{w['draw']} | {rate(w['win'], w['loss'], w['draw']):.3f} "
+                             f"({lo:.2f}-{hi:.2f}) | {sign_test(w['win'], w['loss']):.2e} | "
+                             f"{np.mean(w['cpu']):.1f} | {ptxt} | {pp} |")
+    switch_lines = ["| game | self-play games | similar boards found | mean tree distance | "
+                    "mean per-distance std | choice | paper distance / std (250 playouts) |",
+                    "|---|---|---|---|---|---|---|"]
     for g in games:
         s = switch.get(g)
         if s is None:
             continue
         paper = PAPER[g]["switch"]
-        switch_lines.append(f"| {g} | {s['mean_distance']:.2f} | {s['mean_std']:.2e} | "
-                            f"d={s['distance']} | {paper[0]} / {paper[1]:.2e} |")
+        found = int(np.sum([np.sum(c) for c in s["counts"]]))
+        switch_lines.append(f"| {g} | {len(s['counts'])} | {found:,} | {s['mean_distance']:.2f} | "
+                            f"{s['mean_std']:.2e} | d={s['distance']} | "
+                            f"{paper[0]} / {paper[1]:.2e} |")
+
+    def main_rate(g: str, config: str) -> float | None:
+        w = cells.get((g, main[g], config))
+        return None if w is None else rate(w["win"], w["loss"], w["draw"])
+
     average = {}
     for label, config in (("d=0", "huffman0"), ("d=2", "huffman2")):
-        rates = [rate(cells[(g, config)]["win"], cells[(g, config)]["loss"],
-                      cells[(g, config)]["draw"]) for g in games if (g, config) in cells]
-        average[label] = float(np.mean(rates)) if len(rates) == len(games) else float("nan")
-    chosen = []
-    for g in games:
-        if g in switch and (g, f"huffman{switch[g]['distance']}") in cells:
-            w = cells[(g, f"huffman{switch[g]['distance']}")]
-            chosen.append(rate(w["win"], w["loss"], w["draw"]))
-    average["switch"] = float(np.mean(chosen)) if len(chosen) == len(games) else float("nan")
+        rates = [main_rate(g, config) for g in games]
+        average[label] = float(np.mean(rates)) if None not in rates else float("nan")
+    chosen = [main_rate(g, f"huffman{switch[g]['distance']}") if g in switch else None
+              for g in games]
+    average["switch"] = float(np.mean(chosen)) if None not in chosen else float("nan")
     avg_line = ("| | Huffman d=0 | Huffman d=2 | switching |\n|---|---|---|---|\n"
-                f"| ours ({', '.join(games)}) | {average['d=0']:.3f} | {average['d=2']:.3f} | "
-                f"{average['switch']:.3f} |\n| paper (10 games) | {PAPER_AVERAGE['d=0']} | "
+                f"| ours ({', '.join(f'{g} {main[g]}' for g in games)} playouts) | "
+                f"{average['d=0']:.3f} | {average['d=2']:.3f} | {average['switch']:.3f} |\n"
+                f"| paper (10 games, 500 playouts) | {PAPER_AVERAGE['d=0']} | "
                 f"{PAPER_AVERAGE['d=2']} | {PAPER_AVERAGE['switch']} |")
-    per_game = {g: sorted({p for (gg, _), w in cells.items() if gg == g for p in w["playouts"]})
-                for g in games}
+    counts = sorted({w["win"] + w["loss"] + w["draw"] for (g, p, _), w in cells.items()
+                     if p == main[g]})
     text = ("# Similar-board search experience in GGP (issue 15, seed 000)\n\n"
             "Made by `python scripts/ggp_experience_experiment.py report` from the games of "
             "`play` and the measurements of `switch`. Each cell: the experience player "
             "(UCT + the table, an encoding, Hamming distance d) against plain UCT, the same "
             "playouts per move, colours swapped in pairs; W-L-D are the experience player's, "
-            "the sign test leaves draws out. Playouts per move: "
-            + ", ".join(f"{g} {'/'.join(map(str, p))}" for g, p in per_game.items())
-            + f" (the paper: 500 everywhere, 500 games per cell). Games: {len(records)} in all."
-            "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
+            "the sign test leaves draws out. Games: "
+            f"{len(records)} in all; {counts[0]}-{counts[-1]} per cell at "
+            + ", ".join(f"{g} {main[g]}" for g in games) + " playouts per move (the paper: 500 "
+            "games per cell, 500 playouts everywhere; the run's machine, load and budget are in "
+            "BENCHMARKS.md, issue 15)."
+            + (f" Hundreds of games per cell were not affordable in this run: {counts[0]}-"
+               f"{counts[-1]} per cell, CPU seconds per game in the table." if counts[-1] < 100
+               else "")
+            + " Every game's record, its seed included, is in `docs/ggp_experience_games.jsonl`."
+            + "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
-            "(a draw counts half):\n\n" + avg_line + "\n" + NOTES)
+            "over the games above at their main playouts (a draw counts half):\n\n" + avg_line
+            + "\n" + NOTES)
     print(text)
-    for path in (args.doc, args.png):
+    for path in (args.doc, args.png, args.records):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     if args.doc:
         Path(args.doc).write_text(text)
     if args.png:
-        plot(cells, games, Path(args.png), playouts)
+        plot(cells, games, main, Path(args.png))
+    if args.records:  # every game with its seed, to replay any of them
+        Path(args.records).write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
-def plot(cells: dict, games: list[str], path: Path, playouts: list[int]) -> None:
+def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.8 / len(CONFIGS)
     for i, c in enumerate(CONFIGS):
         xs, ys, errs, paper = [], [], [], []
         for j, g in enumerate(games):
-            if (g, c) not in cells:
+            if (g, main[g], c) not in cells:
                 continue
-            w = cells[(g, c)]
+            w = cells[(g, main[g], c)]
             n = w["win"] + w["loss"] + w["draw"]
             r = rate(w["win"], w["loss"], w["draw"])
             lo, hi = wilson_interval(r * n, n)
@@ -251,12 +298,12 @@ def plot(cells: dict, games: list[str], path: Path, playouts: list[int]) -> None
             ax.scatter(xs, paper, marker="*", s=70, color="black", zorder=3,
                        label="the paper (500 playouts)" if i == 0 else None)
     ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_xticks(range(len(games)), games)
+    ax.set_xticks(range(len(games)), [f"{g} ({main[g]} playouts)" for g in games])
     ax.set_ylabel("win rate vs plain UCT")
     ax.set_ylim(0, 1)
-    ax.set_title(f"Search experience vs plain UCT, ours at {'/'.join(map(str, playouts))} "
-                 f"playouts (bars, 95% CI), the paper's at 500 (stars)", fontsize=10)
-    ax.legend(fontsize=7, ncol=6, loc="lower center")
+    ax.set_title("Search experience vs plain UCT: ours (bars, 95% CI), the paper's at 500 "
+                 "playouts (stars)", fontsize=10)
+    ax.legend(fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -285,6 +332,7 @@ def main() -> None:
     r.add_argument("--switch", default="runs/ggp_experience/switch.json")
     r.add_argument("--doc", default=None)
     r.add_argument("--png", default=None)
+    r.add_argument("--records", default=None, help="write every game's record (seed included)")
     args = parser.parse_args()
     for name in getattr(args, "configs", []):
         if parse_experience(name) == "switch":

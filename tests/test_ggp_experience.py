@@ -142,8 +142,8 @@ def test_keys_of_a_traced_playout_are_those_of_its_positions():
     assert list(enc.encode_boards(boards)) == [enc.encode_boards(b[None])[0] for b in boards]
 
 
-@pytest.mark.parametrize("bits", [64, 20])
-def test_ball_lookup_matches_brute_force(bits):
+@pytest.mark.parametrize("bits", [64, 20, 2])
+def test_multi_index_lookup_matches_brute_force(bits):
     rng = np.random.default_rng(bits)
     table = ExperienceTable(2, bits=bits, capacity=16)
     base = rng.integers(0, 2**bits, size=50, dtype=np.uint64)
@@ -159,11 +159,43 @@ def test_ball_lookup_matches_brute_force(bits):
     table.add(keys, np.array([1.0, 0.0]))  # grows from 16 entries on the way
     assert len(table) == len(np.unique(keys))
     probes = np.concatenate([base, rng.integers(0, 2**bits, size=100, dtype=np.uint64)])
+    found = 0
     for d in (0, 1, 2):
         for key in probes:
-            assert sorted(table.similar(int(key), d)) == list(table.similar_brute_force(int(key), d))
+            expected = list(table.similar_brute_force(int(key), d))
+            got = table.similar(int(key), d)
+            assert sorted(got) == expected  # every entry within d, none twice
+            assert sorted(table.similar_ball(int(key), d)) == expected
+            found += len(got)
+    assert found > 3 * len(base)  # the clusters were found, at every distance
+    for key in keys[:200]:  # stored keys: each finds itself, and its cluster at d = 2
+        assert sorted(table.similar(int(key), 2)) == list(table.similar_brute_force(int(key), 2))
+    table.clear()
+    assert len(table.similar(int(keys[0]), 2)) == 0
+    table.add(keys[:10], np.array([1.0, 0.0]))
+    assert sorted(table.similar(int(keys[0]), 2)) == list(table.similar_brute_force(int(keys[0]), 2))
     with pytest.raises(ValueError, match="0, 1 or 2"):
         table.similar(0, 3)
+
+
+def test_lookup_falls_back_to_the_ball_on_crowded_buckets():
+    # Keys that vary only outside block 0 (bits 0, 3, 6, ...) share one block-0 bucket: more
+    # candidates than the ball's 2,081 keys, so the ball is probed; same entries either way.
+    rng = np.random.default_rng(7)
+    free = np.array([i for i in range(48) if i % 3], np.uint64)
+    chosen = rng.random((4000, len(free))) < 0.15
+    keys = np.bitwise_or.reduce(np.where(chosen, np.uint64(1) << free, np.uint64(0)), axis=1)
+    table = ExperienceTable(2, bits=64)
+    table.add(keys ^ np.uint64(0xABCD_0000_0000_0000), np.array([1.0, 0.0]))
+    assert table.count[0].max() == len(table) > 2081
+    assert (table.candidates(table.keys[:100]) > table.ball_size).all()
+    found = 0
+    for key in table.keys[:100]:
+        for d in (1, 2):
+            got = table.similar(int(key), d)
+            assert sorted(got) == list(table.similar_brute_force(int(key), d))
+            found += len(got)
+    assert found > 2 * 100  # more than the keys themselves
 
 
 def test_table_sums_rewards_and_visits_per_board():
@@ -304,3 +336,40 @@ def test_the_http_player_switches_within_the_start_clock():
     assert isinstance(exp, SearchExperience) and exp.distance in (0, 2)
     reply = engine.handle(format_message(Message("play", "m1", moves=None)))
     assert reply.startswith("(mark")
+
+
+def _experiment_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "ggp_experience_experiment.py"
+    spec = importlib.util.spec_from_file_location("ggp_experience_experiment", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
+    import argparse
+    import json
+
+    script = _experiment_script()
+    out = tmp_path / "games.jsonl"
+
+    def play(playouts):
+        script.cmd_play(argparse.Namespace(
+            games=["pawnwhopping"], configs=["huffman2"], pairs=1, playouts=playouts, seed=0,
+            shard="0/1", until=None, out=str(out)))
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+    first = play(4)
+    assert [r["exp_role"] for r in first] == [0, 1]
+    assert play(4) == first  # resumed: nothing played twice
+    both = play(3)
+    assert len(both) == 4 and {r["seed"] for r in both[2:]} == {r["seed"] for r in first}
+    script.cmd_report(argparse.Namespace(games_file=str(out), switch=str(tmp_path / "none.json"),
+                                         doc=str(tmp_path / "doc.md"), png=None,
+                                         records=str(tmp_path / "records.jsonl")))
+    text = (tmp_path / "doc.md").read_text()
+    assert "| pawnwhopping | 4 | huffman d=2 |" in text and "| pawnwhopping | 3 | huffman d=2 |" in text
+    assert (tmp_path / "records.jsonl").read_text().splitlines() == out.read_text().splitlines()

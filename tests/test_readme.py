@@ -118,8 +118,10 @@ COMMANDS: dict[str, Run] = {
         ("--pairs", "1", "--playouts", "5", "--games", "pawnwhopping", "--configs", "huffman2")),
     "python scripts/ggp_experience_experiment.py switch": Run(
         ("--games", "pawnwhopping", "--selfplay-games", "2", "--moves", "2", "--playouts", "10")),
-    "python scripts/ggp_experience_experiment.py report --doc docs/ggp_experience.md --png docs/ggp_experience.png":
-        Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png")),
+    "python scripts/ggp_experience_experiment.py report --doc docs/ggp_experience.md --png docs/ggp_experience.png "
+    "--records docs/ggp_experience_games.jsonl":
+        Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png",
+             "--records", "report/ggp_experience_games.jsonl")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
     "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
