@@ -13,6 +13,11 @@ in all, with Wilson 95% intervals.
     python scripts/go_match.py --games 10 --size 9 \\
         --engine1 "python -m blokuszero.engines.go --playouts 5000 --seed 1" --name1 ours \\
         --engine2 "gnugo --mode gtp --level 1" --name2 gnugo-1 --out runs/go_match
+
+To play another checkout of this engine, start it with ``python -P -m`` (``env
+PYTHONPATH=/other/checkout python -P -m blokuszero.engines.go``): plain ``python -m`` puts the
+current directory first on the import path, so run from a clone it would import that clone's
+engine instead, whatever ``PYTHONPATH`` says.
 """
 
 from __future__ import annotations
