@@ -200,6 +200,42 @@ def _build_cover_masks() -> np.ndarray:
 
 COVER_MASKS = _build_cover_masks()  # [len(COVER), 2] uint64
 
+
+#: Edge-neighbour statuses of an attach point: bit i set when EDGE_NEIGHBOURS[a, i] is blocked.
+NUM_EDGE_STATUSES = 16
+
+
+def _build_status_cover():
+    """COVER entries of each (attach point a, status of its edge neighbours, piece), as Pentobi's
+    per-point move lists: the entries of a whose placement covers none of a's blocked edge
+    neighbours. A placement covering a blocked square fails the window test anyway, so a scan
+    that visits only these finds the same placements in the same order (a sub-sequence of
+    COVER's), testing far fewer: an attach point always has the two edge neighbours it shares
+    with the diagonal piece square that made it blocked."""
+    square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
+    piece_of_entry = PLACEMENT_PIECE[COVER].astype(np.int64)
+    cells = PLACEMENTS[COVER]  # [K, 5]
+    touch = np.zeros(len(COVER), dtype=np.int64)  # which of a's edge neighbours the placement covers
+    for i in range(4):
+        e = EDGE_NEIGHBOURS[square_of_entry, i]
+        touch |= ((e >= 0)[:, None] & (cells == e[:, None])).any(axis=1).astype(np.int64) << i
+    entries, keys = [], []
+    for status in range(NUM_EDGE_STATUSES):
+        k = np.flatnonzero((touch & status) == 0)
+        entries.append(k)
+        keys.append((square_of_entry[k] * NUM_EDGE_STATUSES + status) * NUM_PIECES + piece_of_entry[k])
+    entries, keys = np.concatenate(entries), np.concatenate(keys)
+    order = np.lexsort((entries, keys))
+    start = np.zeros(NUM_SQUARES * NUM_EDGE_STATUSES * NUM_PIECES + 1, dtype=np.int32)
+    np.cumsum(np.bincount(keys, minlength=len(start) - 1), out=start[1:])
+    return start, entries[order].astype(np.int32)
+
+
+#: STATUS_COVER[STATUS_START[i]:STATUS_START[i + 1]], i = (a * 16 + status) * 21 + piece: the COVER
+#: entries (indices into COVER and COVER_MASKS) of piece's placements covering a and none of the
+#: edge neighbours of a that ``status`` marks blocked, in COVER's order.
+STATUS_START, STATUS_COVER = _build_status_cover()
+
 # Candidate move lists are kept per colour in one array split into one region per piece; a
 # region holds at most every placement of its piece once, so it cannot overflow. Placements
 # are ordered by piece, and pieces by size.
