@@ -40,6 +40,9 @@ META_SIZE = 11
 NUM_PIECES = T.NUM_PIECES
 MONOMINO = T.MONOMINO
 MAX_PLACEMENTS = T.NUM_COLORS * T.NUM_PIECES  # 84: a game never has more
+ID_MASK = (1 << T.PACKED_ID_BITS) - 1  # a packed candidate's placement id
+_SQ0, _SQ_BITS = T.PACKED_ID_BITS, T.PACKED_SQUARE_BITS  # its squares' bits
+_SQ_MASK = (1 << _SQ_BITS) - 1
 
 # move_error() codes; ERROR_MESSAGES gives their text.
 OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
@@ -71,7 +74,7 @@ class Tables(NamedTuple):
     size: np.ndarray  # [A] int8
     piece_size: np.ndarray  # [21] int8
     cover_start: np.ndarray  # [400, 22] int32
-    cover: np.ndarray  # [sum of sizes] int16
+    cover_packed: np.ndarray  # [sum of sizes] int64: tables.COVER's placements, packed (tables.PACKED)
     cover_masks: np.ndarray  # [sum of sizes, 2] uint64: squares besides the attach point, as window bits
     status_start: np.ndarray  # [400 * 16 * 21 + 1] int32: per (attach point, edge status, piece) ...
     status_cover: np.ndarray  # [...] int32: ... the cover entries to test (tables.STATUS_COVER)
@@ -85,7 +88,8 @@ class Tables(NamedTuple):
 
 
 TABLES = Tables(T.PLACEMENTS, T.PLACEMENT_PIECE, T.PLACEMENT_SIZE.astype(np.int8), T.PIECE_SIZES,
-                T.COVER_START, T.COVER, T.COVER_MASKS, T.STATUS_START, T.STATUS_COVER, T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
+                T.COVER_START, T.COVER_PACKED, T.COVER_MASKS, T.STATUS_START, T.STATUS_COVER,
+                T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
                 T.PIECE_START, T.SIZE_START, T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
 
 
@@ -97,7 +101,7 @@ class Arrays(NamedTuple):
     attach: np.ndarray  # [4, 400] uint8: squares already scanned as attach points
     blocked: np.ndarray  # [4, 28] uint64: forbidden or attach, bit x + 4 of row y + 4 (4 empty rows/bits around)
     used: np.ndarray  # [4, 21] uint8: pieces placed
-    cand: np.ndarray  # [4, 30433] int16: candidate placements, one region per piece
+    cand: np.ndarray  # [4, 30433] int64: candidate placements, packed (tables.PACKED), one region per piece
     cand_len: np.ndarray  # [4, 21] int32: candidates in each region
     meta: np.ndarray  # [META_SIZE] int64, see the layout above
     history: np.ndarray  # [84, 2] int32: (colour, placement) of each move so far
@@ -111,7 +115,7 @@ def new_arrays() -> Arrays:
         attach=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
         blocked=np.empty((T.NUM_COLORS, T.BOARD_SIZE + 8), np.uint64),
         used=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.uint8),
-        cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int16),
+        cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int64),
         cand_len=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.int32),
         meta=np.empty(META_SIZE, np.int64),
         history=np.empty((MAX_PLACEMENTS, 2), np.int32),
@@ -181,7 +185,7 @@ def _scan_attach_point(s, t, c, a) -> None:
             k = t.status_cover[j]
             if (t.cover_masks[k, 0] & low) | (t.cover_masks[k, 1] & high):
                 continue
-            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover[k]
+            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[k]
             s.cand_len[c, p] += 1
 
 
@@ -203,24 +207,17 @@ def reset(s, t) -> None:
 
 
 @_kernel
-def _is_legal(s, t, c, m) -> bool:
-    """Legality of candidate ``m`` for colour ``c`` (corner contact is implied by candidacy)."""
-    return _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m)
+def _fits(forbidden, c, e) -> bool:
+    """Legality of packed candidate ``e`` for colour ``c``: none of its squares forbidden.
 
-
-@_kernel
-def _is_legal_arrays(used, forbidden, piece, placements, c, m) -> bool:
-    # Takes single arrays: passing the whole Arrays and Tables tuples to a function that
-    # is called per candidate copies them on every call (measured 10x slower).
-    if used[c, piece[m]]:
-        return False
-    for j in range(5):
-        sq = placements[m, j]
-        if sq < 0:
-            break
-        if forbidden[c, sq]:
-            return False
-    return True
+    Corner contact is implied by candidacy, and a candidate's piece is unused (its region
+    is emptied when the piece is placed). Takes a single array: passing the whole Arrays
+    tuple to a function called per candidate was measured 10x slower.
+    """
+    return not (forbidden[c, (e >> _SQ0) & _SQ_MASK] | forbidden[c, (e >> (_SQ0 + _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 2 * _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 3 * _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 4 * _SQ_BITS)) & _SQ_MASK])
 
 
 @_kernel
@@ -263,8 +260,7 @@ def _has_legal(s, t, c) -> bool:
     for b in range(NUM_PIECES - 1, -1, -1):  # large pieces first: the likelier to be left
         lo = t.piece_start[b]
         while s.cand_len[c, b] > 0:
-            m = s.cand[c, lo + s.cand_len[c, b] - 1]
-            if _is_legal(s, t, c, m):
+            if _fits(s.forbidden, c, s.cand[c, lo + s.cand_len[c, b] - 1]):
                 return True
             s.cand_len[c, b] -= 1
     return False
@@ -361,9 +357,9 @@ def legal_moves(s, t, c, out) -> int:
         lo = t.piece_start[b]
         i = 0
         while i < s.cand_len[c, b]:
-            m = s.cand[c, lo + i]
-            if _is_legal(s, t, c, m):
-                out[n] = m
+            e = s.cand[c, lo + i]
+            if _fits(s.forbidden, c, e):
+                out[n] = e & ID_MASK
                 n += 1
                 i += 1
             else:
@@ -385,9 +381,9 @@ def compact(s, t) -> None:
             lo = t.piece_start[b]
             n = 0
             for i in range(s.cand_len[c, b]):
-                m = s.cand[c, lo + i]
-                if _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m):
-                    s.cand[c, lo + n] = m
+                e = s.cand[c, lo + i]
+                if _fits(s.forbidden, c, e):
+                    s.cand[c, lo + n] = e
                     n += 1
             s.cand_len[c, b] = n
 
@@ -409,9 +405,9 @@ def _sample_pieces(s, t, c, first, last) -> int:
             r -= s.cand_len[c, p]
             p += 1
         lo = t.piece_start[p]
-        m = s.cand[c, lo + r]
-        if _is_legal(s, t, c, m):
-            return m
+        e = s.cand[c, lo + r]
+        if _fits(s.forbidden, c, e):
+            return e & ID_MASK
         n = s.cand_len[c, p] - 1
         s.cand[c, lo + r] = s.cand[c, lo + n]
         s.cand_len[c, p] = n

@@ -158,6 +158,25 @@ def _build_cover():
 COVER_START, COVER = _build_cover()
 
 
+#: Bits of a packed placement (:data:`PACKED`): the id in the low 15 bits, then its squares, 9
+#: bits each (a piece of fewer than 5 squares repeats its last one).
+PACKED_ID_BITS = 15
+PACKED_SQUARE_BITS = 9
+
+
+def _pack(placements: np.ndarray) -> np.ndarray:
+    ids = np.arange(len(placements), dtype=np.int64)
+    squares = np.maximum.accumulate(placements.astype(np.int64), axis=1)  # -1 padding -> last square
+    shifts = PACKED_ID_BITS + PACKED_SQUARE_BITS * np.arange(MAX_PIECE_SIZE, dtype=np.int64)
+    return ids | np.bitwise_or.reduce(squares << shifts, axis=1)
+
+
+#: Each placement packed with its squares into one int64: a candidate list holding these tests
+#: legality without reading PLACEMENTS.
+PACKED = _pack(PLACEMENTS)
+COVER_PACKED = PACKED[COVER]  # [len(COVER)] the packed placement of each COVER entry
+
+
 def _neighbours(offsets) -> np.ndarray:
     out = np.full((NUM_SQUARES, 4), -1, dtype=np.int16)
     for sq in range(NUM_SQUARES):
