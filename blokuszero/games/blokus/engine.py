@@ -14,7 +14,7 @@ be dropped for good, and a list filtered on demand is exactly the legal move lis
 A placement covering several attach points is added only at the first of them that
 was scanned, so the lists hold no duplicates. Scanning an attach point tests the placements
 covering it that avoid its blocked edge neighbours (precomputed lists per point and neighbour
-status, as Pentobi's), each with one AND of two 64-bit window masks (squares the colour may not
+status, as Pentobi's), each with one AND of a 64-bit window mask (squares the colour may not
 cover).
 """
 
@@ -43,6 +43,7 @@ MAX_PLACEMENTS = T.NUM_COLORS * T.NUM_PIECES  # 84: a game never has more
 ID_MASK = (1 << T.PACKED_ID_BITS) - 1  # a packed candidate's placement id
 _SQ0, _SQ_BITS = T.PACKED_ID_BITS, T.PACKED_SQUARE_BITS  # its squares' bits
 _SQ_MASK = (1 << _SQ_BITS) - 1
+_WINDOW_RADIUS, _WINDOW_OFFSET = T.WINDOW_RADIUS, T.WINDOW_OFFSET
 
 # move_error() codes; ERROR_MESSAGES gives their text.
 OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
@@ -75,7 +76,7 @@ class Tables(NamedTuple):
     piece_size: np.ndarray  # [21] int8
     cover_start: np.ndarray  # [400, 22] int32
     cover_packed: np.ndarray  # [sum of sizes] int64: tables.COVER's placements, packed (tables.PACKED)
-    cover_masks: np.ndarray  # [sum of sizes, 2] uint64: squares besides the attach point, as window bits
+    cover_masks: np.ndarray  # [sum of sizes] uint64: squares besides the attach point, as window bits
     status_start: np.ndarray  # [400 * 16 * 21 + 1] int32: per (attach point, edge status, piece) ...
     status_cover: np.ndarray  # [...] int32: ... the cover entries to test (tables.STATUS_COVER)
     edge: np.ndarray  # [400, 4] int16
@@ -160,17 +161,16 @@ def _scan_attach_point(s, t, c, a) -> None:
     """Mark square ``a`` as an attach point of colour ``c`` and add the moves it opens."""
     s.attach[c, a] = 1
     _block(s.blocked, c, a)
-    # The 9 x 9 window of squares around a that c may not cover: forbidden, or attach points
+    # The window of squares around a (Manhattan distance <= 4) that c may not cover: forbidden, or attach points
     # scanned before (their moves were added then); the placements' squares other than a
     # are tested against it in one AND (tables.COVER_MASKS).
-    x = np.uint64(a % 20)
+    x = a % 20
     y = a // 20
-    low = np.uint64(0)
-    for i in range(T.WINDOW_ROWS_LOW):
-        low |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * i)
-    high = np.uint64(0)
-    for i in range(T.WINDOW_ROWS_LOW, 9):
-        high |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * (i - T.WINDOW_ROWS_LOW))
+    window = np.uint64(0)
+    for i in range(9):  # row y + i - 4 of the board is row y + i of the bit rows
+        r = _WINDOW_RADIUS[i]
+        bits = (s.blocked[c, y + i] >> np.uint64(x + 4 - r)) & np.uint64((1 << (2 * r + 1)) - 1)
+        window |= bits << np.uint64(_WINDOW_OFFSET[i])
     # Only the placements that avoid a's blocked edge neighbours can pass (tables.STATUS_COVER).
     status = 0
     for i in range(4):
@@ -183,7 +183,7 @@ def _scan_attach_point(s, t, c, a) -> None:
             continue
         for j in range(t.status_start[base + p], t.status_start[base + p + 1]):
             k = t.status_cover[j]
-            if (t.cover_masks[k, 0] & low) | (t.cover_masks[k, 1] & high):
+            if t.cover_masks[k] & window:
                 continue
             s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[k]
             s.cand_len[c, p] += 1

@@ -193,31 +193,30 @@ EDGE_NEIGHBOURS = _neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))  # [400, 4], -
 DIAG_NEIGHBOURS = _neighbours(((1, 1), (-1, 1), (1, -1), (-1, -1)))  # [400, 4], -1 padded
 
 
-#: Rows of the 9 x 9 window centred on a square in the first word of a window mask (the rest
-#: in the second): 7 rows of 9 bits fill 63 bits.
-WINDOW_ROWS_LOW = 7
+#: The window of a square a: the squares within Manhattan distance 4 of it (any two squares of
+#: a piece of at most 5 squares are), 41 bits, row by row from dy = -4 to 4: row dy holds
+#: dx = -WINDOW_RADIUS[dy + 4] .. WINDOW_RADIUS[dy + 4] from bit WINDOW_OFFSET[dy + 4] on.
+WINDOW_RADIUS = tuple(4 - abs(dy) for dy in range(-4, 5))
+WINDOW_OFFSET = tuple(int(x) for x in np.cumsum([0] + [2 * r + 1 for r in WINDOW_RADIUS[:-1]]))
 
 
 def _build_cover_masks() -> np.ndarray:
     """For each COVER entry (square a, placement m): the squares of m other than a as bits of
-    the 9 x 9 window centred on a (row dy, column dx from its bottom-left corner: bit
-    (dy % 7) * 9 + dx of word dy // 7). Every placement covering a lies in that window, so
-    one AND with the window of blocked squares tests all of m's squares at once."""
+    a's window (WINDOW_OFFSET). Every placement covering a lies in it, so one AND with the
+    window of blocked squares tests all of m's squares at once."""
     square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
     cells = PLACEMENTS[COVER].astype(np.int64)  # [K, 5]
     a = square_of_entry[:, None]
-    dx = cells % BOARD_SIZE - a % BOARD_SIZE + 4
-    dy = cells // BOARD_SIZE - a // BOARD_SIZE + 4
+    dx = cells % BOARD_SIZE - a % BOARD_SIZE
+    dy = cells // BOARD_SIZE - a // BOARD_SIZE
     keep = (cells >= 0) & (cells != a)
-    masks = np.zeros((len(COVER), 2), dtype=np.uint64)
-    for word in range(2):
-        mine = keep & (dy // WINDOW_ROWS_LOW == word)
-        bits = np.where(mine, (dy % WINDOW_ROWS_LOW) * 9 + dx, 0).astype(np.uint64)
-        masks[:, word] = np.bitwise_or.reduce(np.where(mine, np.uint64(1) << bits, np.uint64(0)), axis=1)
-    return masks
+    assert (np.abs(dx) + np.abs(dy))[keep].max() <= 4
+    offset = np.array(WINDOW_OFFSET, dtype=np.int64)[np.clip(dy + 4, 0, 8)]
+    bits = np.where(keep, offset + dx + 4 - np.abs(dy), 0).astype(np.uint64)
+    return np.bitwise_or.reduce(np.where(keep, np.uint64(1) << bits, np.uint64(0)), axis=1)
 
 
-COVER_MASKS = _build_cover_masks()  # [len(COVER), 2] uint64
+COVER_MASKS = _build_cover_masks()  # [len(COVER)] uint64
 
 
 #: Edge-neighbour statuses of an attach point: bit i set when EDGE_NEIGHBOURS[a, i] is blocked.
