@@ -44,6 +44,7 @@ ID_MASK = (1 << T.PACKED_ID_BITS) - 1  # a packed candidate's placement id
 _SQ0, _SQ_BITS = T.PACKED_ID_BITS, T.PACKED_SQUARE_BITS  # its squares' bits
 _SQ_MASK = (1 << _SQ_BITS) - 1
 _WINDOW_RADIUS, _WINDOW_OFFSET = T.WINDOW_RADIUS, T.WINDOW_OFFSET
+_ENTRY_SHIFT = np.uint64(T.STATUS_ENTRY_SHIFT)
 
 # move_error() codes; ERROR_MESSAGES gives their text.
 OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
@@ -76,9 +77,9 @@ class Tables(NamedTuple):
     piece_size: np.ndarray  # [21] int8
     cover_start: np.ndarray  # [400, 22] int32
     cover_packed: np.ndarray  # [sum of sizes] int64: tables.COVER's placements, packed (tables.PACKED)
-    cover_masks: np.ndarray  # [sum of sizes] uint64: squares besides the attach point, as window bits
     status_start: np.ndarray  # [400 * 16 * 21 + 1] int32: per (attach point, edge status, piece) ...
-    status_cover: np.ndarray  # [...] int32: ... the cover entries to test (tables.STATUS_COVER)
+    status_entries: np.ndarray  # [...] uint64: ... the placements to test, each its window mask of the
+    # squares besides the attach point and its cover entry's index (tables.STATUS_ENTRIES)
     edge: np.ndarray  # [400, 4] int16
     diag: np.ndarray  # [400, 4] int16
     corners: np.ndarray  # [4] int16
@@ -89,7 +90,7 @@ class Tables(NamedTuple):
 
 
 TABLES = Tables(T.PLACEMENTS, T.PLACEMENT_PIECE, T.PLACEMENT_SIZE.astype(np.int8), T.PIECE_SIZES,
-                T.COVER_START, T.COVER_PACKED, T.COVER_MASKS, T.STATUS_START, T.STATUS_COVER,
+                T.COVER_START, T.COVER_PACKED, T.STATUS_START, T.STATUS_ENTRIES,
                 T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
                 T.PIECE_START, T.SIZE_START, T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
 
@@ -163,7 +164,7 @@ def _scan_attach_point(s, t, c, a) -> None:
     _block(s.blocked, c, a)
     # The window of squares around a (Manhattan distance <= 4) that c may not cover: forbidden, or attach points
     # scanned before (their moves were added then); the placements' squares other than a
-    # are tested against it in one AND (tables.COVER_MASKS).
+    # are tested against it in one AND (tables.COVER_MASKS, in tables.STATUS_ENTRIES).
     x = a % 20
     y = a // 20
     window = np.uint64(0)
@@ -182,10 +183,10 @@ def _scan_attach_point(s, t, c, a) -> None:
         if s.used[c, p]:
             continue
         for j in range(t.status_start[base + p], t.status_start[base + p + 1]):
-            k = t.status_cover[j]
-            if t.cover_masks[k] & window:
+            e = t.status_entries[j]
+            if e & window:
                 continue
-            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[k]
+            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[e >> _ENTRY_SHIFT]
             s.cand_len[c, p] += 1
 
 

@@ -254,6 +254,12 @@ def _build_status_cover():
 #: edge neighbours of a that ``status`` marks blocked, in COVER's order.
 STATUS_START, STATUS_COVER = _build_status_cover()
 
+#: The same lists with each entry in one word for a scan reading it in order: the entry's window
+#: mask (COVER_MASKS, bits 0..40) and above it its index into COVER (COVER_PACKED).
+STATUS_ENTRY_SHIFT = 41
+assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT and len(COVER) < 1 << (64 - STATUS_ENTRY_SHIFT)
+STATUS_ENTRIES = COVER_MASKS[STATUS_COVER] | (STATUS_COVER.astype(np.uint64) << np.uint64(STATUS_ENTRY_SHIFT))
+
 # Candidate move lists are kept per colour in one array split into one region per piece; a
 # region holds at most every placement of its piece once, so it cannot overflow. Placements
 # are ordered by piece, and pieces by size.
