@@ -45,6 +45,8 @@ _SQ0, _SQ_BITS = T.PACKED_ID_BITS, T.PACKED_SQUARE_BITS  # its squares' bits
 _SQ_MASK = (1 << _SQ_BITS) - 1
 _WINDOW_RADIUS, _WINDOW_OFFSET = T.WINDOW_RADIUS, T.WINDOW_OFFSET
 _ENTRY_SHIFT = np.uint64(T.STATUS_ENTRY_SHIFT)
+_ENTRY_MASK = np.uint64((1 << (T.STATUS_PIECE_SHIFT - T.STATUS_ENTRY_SHIFT)) - 1)
+_PIECE_SHIFT = np.uint64(T.STATUS_PIECE_SHIFT)
 
 # move_error() codes; ERROR_MESSAGES gives their text.
 OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
@@ -172,22 +174,23 @@ def _scan_attach_point(s, t, c, a) -> None:
         r = _WINDOW_RADIUS[i]
         bits = (s.blocked[c, y + i] >> np.uint64(x + 4 - r)) & np.uint64((1 << (2 * r + 1)) - 1)
         window |= bits << np.uint64(_WINDOW_OFFSET[i])
-    # Only the placements that avoid a's blocked edge neighbours can pass (tables.STATUS_COVER).
+    # Only the placements that avoid a's blocked edge neighbours can pass (tables.STATUS_COVER):
+    # one run of list entries, all pieces in order, the used ones skipped.
     status = 0
     for i in range(4):
         e = t.edge[a, i]
         if e >= 0 and (s.forbidden[c, e] or s.attach[c, e]):
             status |= 1 << i
     base = (a * T.NUM_EDGE_STATUSES + status) * NUM_PIECES
-    for p in range(NUM_PIECES):
+    for j in range(t.status_start[base], t.status_start[base + NUM_PIECES]):
+        e = t.status_entries[j]
+        if e & window:
+            continue
+        p = e >> _PIECE_SHIFT
         if s.used[c, p]:
             continue
-        for j in range(t.status_start[base + p], t.status_start[base + p + 1]):
-            e = t.status_entries[j]
-            if e & window:
-                continue
-            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[e >> _ENTRY_SHIFT]
-            s.cand_len[c, p] += 1
+        s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[(e >> _ENTRY_SHIFT) & _ENTRY_MASK]
+        s.cand_len[c, p] += 1
 
 
 @_kernel

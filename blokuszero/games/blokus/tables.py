@@ -255,10 +255,13 @@ def _build_status_cover():
 STATUS_START, STATUS_COVER = _build_status_cover()
 
 #: The same lists with each entry in one word for a scan reading it in order: the entry's window
-#: mask (COVER_MASKS, bits 0..40) and above it its index into COVER (COVER_PACKED).
-STATUS_ENTRY_SHIFT = 41
-assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT and len(COVER) < 1 << (64 - STATUS_ENTRY_SHIFT)
-STATUS_ENTRIES = COVER_MASKS[STATUS_COVER] | (STATUS_COVER.astype(np.uint64) << np.uint64(STATUS_ENTRY_SHIFT))
+#: mask (COVER_MASKS, bits 0..40), its index into COVER (COVER_PACKED) from bit 41, its piece from
+#: bit 59.
+STATUS_ENTRY_SHIFT, STATUS_PIECE_SHIFT = 41, 59
+assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT and len(COVER) < 1 << (STATUS_PIECE_SHIFT - STATUS_ENTRY_SHIFT)
+STATUS_ENTRIES = (COVER_MASKS[STATUS_COVER]
+                  | (STATUS_COVER.astype(np.uint64) << np.uint64(STATUS_ENTRY_SHIFT))
+                  | (PLACEMENT_PIECE[COVER[STATUS_COVER]].astype(np.uint64) << np.uint64(STATUS_PIECE_SHIFT)))
 
 # Candidate move lists are kept per colour in one array split into one region per piece; a
 # region holds at most every placement of its piece once, so it cannot overflow. Placements
