@@ -397,12 +397,10 @@ def _sample_pieces(s, t, c, first, last) -> int:
     """A uniformly random legal candidate of colour ``c`` among the regions of pieces
     ``first`` .. ``last - 1``, or -1 if none: a uniform draw over their candidates, an
     illegal one dropped and the draw repeated (exact, as dropped ones never come back)."""
-    while True:
-        total = 0
-        for p in range(first, last):
-            total += s.cand_len[c, p]
-        if total == 0:
-            return -1
+    total = 0
+    for p in range(first, last):
+        total += s.cand_len[c, p]
+    while total > 0:
         r = np.random.randint(total)
         p = first
         while r >= s.cand_len[c, p]:
@@ -415,6 +413,8 @@ def _sample_pieces(s, t, c, first, last) -> int:
         n = s.cand_len[c, p] - 1
         s.cand[c, lo + r] = s.cand[c, lo + n]
         s.cand_len[c, p] = n
+        total -= 1
+    return -1
 
 
 @_kernel
