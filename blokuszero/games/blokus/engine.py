@@ -167,9 +167,9 @@ def _scan_attach_point(s, t, c, a) -> None:
     """Mark square ``a`` as an attach point of colour ``c`` and add the moves it opens."""
     s.attach[c, a] = 1
     _block(s.blocked, c, a)
-    # The window of squares around a (Manhattan distance <= 4) that c may not cover: forbidden, or attach points
-    # scanned before (their moves were added then); the placements' squares other than a
-    # are tested against it in one AND (tables.COVER_MASKS, in tables.STATUS_ENTRIES).
+    # The window of squares around a (Manhattan distance <= 4) that c may not cover: forbidden,
+    # or attach points scanned before (their moves were added then); the placements' squares
+    # other than a are tested against it in one AND (tables.COVER_MASKS, in tables.STATUS_ENTRIES).
     x = a % 20
     y = a // 20
     window = np.uint64(0)

@@ -250,7 +250,7 @@ def _build_status_cover():
 
 
 #: STATUS_COVER[STATUS_START[i]:STATUS_START[i + 1]], i = (a * 16 + status) * 21 + piece: the COVER
-#: entries (indices into COVER and COVER_MASKS) of piece's placements covering a and none of the
+#: entries (indices into COVER, COVER_MASKS, COVER_PACKED) of piece's placements covering a and none of the
 #: edge neighbours of a that ``status`` marks blocked, in COVER's order.
 STATUS_START, STATUS_COVER = _build_status_cover()
 
@@ -258,7 +258,8 @@ STATUS_START, STATUS_COVER = _build_status_cover()
 #: mask (COVER_MASKS, bits 0..40), its index into COVER (COVER_PACKED) from bit 41, its piece from
 #: bit 59.
 STATUS_ENTRY_SHIFT, STATUS_PIECE_SHIFT = 41, 59
-assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT and len(COVER) < 1 << (STATUS_PIECE_SHIFT - STATUS_ENTRY_SHIFT)
+assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT
+assert len(COVER) < 1 << (STATUS_PIECE_SHIFT - STATUS_ENTRY_SHIFT)
 STATUS_ENTRIES = (COVER_MASKS[STATUS_COVER]
                   | (STATUS_COVER.astype(np.uint64) << np.uint64(STATUS_ENTRY_SHIFT))
                   | (PLACEMENT_PIECE[COVER[STATUS_COVER]].astype(np.uint64) << np.uint64(STATUS_PIECE_SHIFT)))
