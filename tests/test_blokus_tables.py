@@ -58,3 +58,37 @@ def test_cover_table_lists_every_placement_at_each_of_its_squares():
 
 
 PINNED_DIGEST = "80ce28d4e401afbf78b51cf5383d5d4d038a8cdc83591c4398139d4f75b5e64d"
+
+
+def test_packed_placements_hold_their_id_and_squares():
+    packed = T.PACKED
+    assert (packed & ((1 << T.PACKED_ID_BITS) - 1) == np.arange(T.NUM_PLACEMENTS)).all()
+    for j in range(T.MAX_PIECE_SIZE):
+        square = (packed >> (T.PACKED_ID_BITS + T.PACKED_SQUARE_BITS * j)) & ((1 << T.PACKED_SQUARE_BITS) - 1)
+        # Squares in order; a smaller piece repeats its last square.
+        expected = np.where(T.PLACEMENTS[:, j] >= 0, T.PLACEMENTS[:, j], T.PLACEMENTS.max(axis=1))
+        assert (square == expected).all()
+
+
+def _window_bit(a: int, sq: int) -> int:
+    dx, dy = sq % T.BOARD_SIZE - a % T.BOARD_SIZE, sq // T.BOARD_SIZE - a // T.BOARD_SIZE
+    return T.WINDOW_OFFSET[dy + 4] + dx + T.WINDOW_RADIUS[dy + 4]
+
+
+def test_scan_lists_are_the_cover_entries_that_avoid_the_blocked_edge_neighbours():
+    rng = np.random.default_rng(0)
+    for a in rng.choice(T.NUM_SQUARES, size=25, replace=False).tolist() + [0, 19, 399]:
+        for status in range(T.NUM_EDGE_STATUSES):
+            blocked = {int(T.EDGE_NEIGHBOURS[a, i]) for i in range(4) if status >> i & 1
+                       and T.EDGE_NEIGHBOURS[a, i] >= 0}
+            base = (a * T.NUM_EDGE_STATUSES + status) * T.NUM_PIECES
+            entries = T.STATUS_ENTRIES[T.STATUS_START[base]:T.STATUS_START[base + T.NUM_PIECES]]
+            k = (entries >> np.uint64(T.STATUS_ENTRY_SHIFT)) & np.uint64((1 << 18) - 1)
+            expected = [i for i in range(T.COVER_START[a, 0], T.COVER_START[a, T.NUM_PIECES])
+                        if not blocked & set(T.PLACEMENTS[T.COVER[i]].tolist())]
+            assert k.tolist() == expected  # in COVER's order: the same candidates, in order
+            assert ((entries >> np.uint64(T.STATUS_PIECE_SHIFT)).astype(int)
+                    == T.PLACEMENT_PIECE[T.COVER[expected]]).all()
+            for entry, m in zip(entries.tolist(), T.COVER[expected].tolist()):
+                bits = sum(1 << _window_bit(a, sq) for sq in T.PLACEMENTS[m].tolist() if sq >= 0 and sq != a)
+                assert entry & ((1 << T.STATUS_ENTRY_SHIFT) - 1) == bits

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..games import kernels as K
 from ..games.base import TERMINAL, State
+from .enhancements import history_arrays
 from .evaluators import RolloutEvaluator
 from .selection import ProgressiveHistory, UCB1, progressive_history_select, ucb1_select
 from .shapes import MaxN, TreeShape
@@ -159,8 +160,8 @@ def compiled_parts(mcts, state: State) -> tuple | None:
     if type(rule) is ProgressiveHistory:
         h = rule.history
         return True, float(rule.c), float(rule.w), h.hist_sum, h.hist_count, policy
-    empty = np.zeros((1, 1))
-    return False, float(rule.c), 0.0, empty, empty, policy
+    empty = history_arrays(1, 1)  # unused, of the same array type: one compiled kernel
+    return False, float(rule.c), 0.0, *empty, policy
 
 
 def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State) -> int:

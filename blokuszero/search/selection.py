@@ -30,6 +30,10 @@ from .tree import Tree
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
+#: Kernels that allocate nothing run without numba's reference counting: a call passing arrays
+#: would otherwise incref and decref each of them atomically, per child scored.
+_no_alloc = nb.njit(cache=True, _nrt=False)
+
 
 @nb.njit(cache=True, inline="always")
 def _splitmix64(x):
@@ -39,25 +43,46 @@ def _splitmix64(x):
     return x ^ (x >> np.uint64(31))
 
 
+@_no_alloc
+def _tie_stream(seed, node, visits):
+    """The tie-break stream's start for ``node`` at ``visits`` under the tree's ``seed``."""
+    return np.uint64(seed) ^ (np.uint64(node) * _GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
+
+
+@_no_alloc
+def _tie_step(score, i, best, ties, choice, state):
+    """One step of the reservoir argmax: ``(best, ties, choice, state)`` after score ``i``."""
+    if score > best:
+        return score, 1, i, state
+    if score == best:
+        ties += 1
+        state += _GOLDEN
+        if _splitmix64(state) % np.uint64(ties) == np.uint64(0):
+            choice = i
+    return best, ties, choice, state
+
+
 @nb.njit(cache=True)
 def argmax_random_ties(scores, seed, node, visits) -> int:
     """The best score's index, ties broken uniformly (reservoir sampling) by a stream drawn
     from the tree's ``seed``, the node and its visit count: each search object has its own,
     and the choice does not depend on other searches running beside it."""
-    state = np.uint64(seed) ^ (np.uint64(node) * _GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
-    best = -np.inf
-    ties = 0
-    choice = 0
+    state = _tie_stream(seed, node, visits)
+    best, ties, choice = -np.inf, 0, 0
     for i in range(scores.shape[0]):
-        s = scores[i]
-        if s > best:
-            best, ties, choice = s, 1, i
-        elif s == best:
-            ties += 1
-            state += _GOLDEN
-            if _splitmix64(state) % np.uint64(ties) == np.uint64(0):
-                choice = i
+        best, ties, choice, state = _tie_step(scores[i], i, best, ties, choice, state)
     return choice
+
+
+@_no_alloc
+def _ucb1_score(k, visits, value_sum, mover, log_n, c, lo, scale, avail, use_avail):
+    """Child ``k``'s UCB1 score (see :func:`ucb1_scores`); ``log_n``: ln of the parent's visits."""
+    n = visits[k]
+    if n == 0:
+        return np.inf
+    if use_avail:
+        log_n = math.log(max(avail[k], 1))
+    return (value_sum[k, mover[k]] / n - lo) * scale + c * math.sqrt(log_n / n)
 
 
 @nb.njit(cache=True)
@@ -72,21 +97,25 @@ def ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c, lo, hi
     log_n = math.log(max(parent_visits, 1))
     scale = 1.0 / (hi - lo)
     for i in range(count):
-        k = first + i
-        n = visits[k]
-        if n == 0:
-            out[i] = np.inf
-        else:
-            if use_avail:
-                log_n = math.log(max(avail[k], 1))
-            out[i] = (value_sum[k, mover[k]] / n - lo) * scale + c * math.sqrt(log_n / n)
+        out[i] = _ucb1_score(first + i, visits, value_sum, mover, log_n, c, lo, scale, avail,
+                             use_avail)
     return out
 
 
-@nb.njit(cache=True)
-def ucb1_select(seed, node, visits, *args) -> int:
-    """:func:`ucb1_scores` (``args``) and the tie-broken argmax in one call."""
-    return argmax_random_ties(ucb1_scores(*args), seed, node, visits)
+@_no_alloc
+def ucb1_select(seed, node, visits, first, count, child_visits, value_sum, mover, parent_visits,
+                c, lo, hi, avail, use_avail) -> int:
+    """The tie-broken argmax of :func:`ucb1_scores` (its arguments after ``visits``, the node's
+    visit count), in one pass without the scores array."""
+    log_n = math.log(max(parent_visits, 1))
+    scale = 1.0 / (hi - lo)
+    state = _tie_stream(seed, node, visits)
+    best, ties, choice = -np.inf, 0, 0
+    for i in range(count):
+        score = _ucb1_score(first + i, child_visits, value_sum, mover, log_n, c, lo, scale,
+                            avail, use_avail)
+        best, ties, choice, state = _tie_step(score, i, best, ties, choice, state)
+    return choice
 
 
 @nb.njit(cache=True)
@@ -124,6 +153,22 @@ def ucb1_tuned_select(seed, node, visits, *args) -> int:
 UNVISITED = 1e9
 
 
+@_no_alloc
+def _progressive_history_score(k, visits, value_sum, mover, action, log_n, c, w, hist_sum,
+                               hist_count, lo, scale, avail, use_avail):
+    """Child ``k``'s score under :func:`progressive_history_scores`."""
+    out = _ucb1_score(k, visits, value_sum, mover, log_n, c, lo, scale, avail, use_avail)
+    n = visits[k]
+    p = mover[k]
+    a = action[k]
+    if n == 0:
+        out = UNVISITED
+    if hist_count[p, a] > 0:
+        wins = (value_sum[k, p] - lo * n) * scale
+        out += (hist_sum[p, a] / hist_count[p, a] - lo) * scale * w / (n - wins + 1.0)
+    return out
+
+
 @nb.njit(cache=True)
 def progressive_history_scores(first, count, visits, value_sum, mover, action, parent_visits,
                                c, w, hist_sum, hist_count, lo, hi, avail, use_avail) -> np.ndarray:
@@ -136,26 +181,31 @@ def progressive_history_scores(first, count, visits, value_sum, mover, action, p
     With a budget smaller than the number of moves (200 playouts, 300 moves) this decides
     which moves are looked at at all.
     """
-    out = ucb1_scores(first, count, visits, value_sum, mover, parent_visits, c, lo, hi, avail,
-                      use_avail)
+    out = np.empty(count)
+    log_n = math.log(max(parent_visits, 1))
     scale = 1.0 / (hi - lo)
     for i in range(count):
-        k = first + i
-        n = visits[k]
-        p = mover[k]
-        a = action[k]
-        if n == 0:
-            out[i] = UNVISITED
-        if hist_count[p, a] > 0:
-            wins = (value_sum[k, p] - lo * n) * scale
-            out[i] += (hist_sum[p, a] / hist_count[p, a] - lo) * scale * w / (n - wins + 1.0)
+        out[i] = _progressive_history_score(first + i, visits, value_sum, mover, action, log_n, c,
+                                            w, hist_sum, hist_count, lo, scale, avail, use_avail)
     return out
 
 
-@nb.njit(cache=True)
-def progressive_history_select(seed, node, visits, *args) -> int:
-    """:func:`progressive_history_scores` (``args``) and the tie-broken argmax in one call."""
-    return argmax_random_ties(progressive_history_scores(*args), seed, node, visits)
+@_no_alloc
+def progressive_history_select(seed, node, visits, first, count, child_visits, value_sum, mover,
+                               action, parent_visits, c, w, hist_sum, hist_count, lo, hi, avail,
+                               use_avail) -> int:
+    """The tie-broken argmax of :func:`progressive_history_scores` (its arguments after
+    ``visits``, the node's visit count), in one pass without the scores array."""
+    log_n = math.log(max(parent_visits, 1))
+    scale = 1.0 / (hi - lo)
+    state = _tie_stream(seed, node, visits)
+    best, ties, choice = -np.inf, 0, 0
+    for i in range(count):
+        score = _progressive_history_score(first + i, child_visits, value_sum, mover, action,
+                                           log_n, c, w, hist_sum, hist_count, lo, scale, avail,
+                                           use_avail)
+        best, ties, choice, state = _tie_step(score, i, best, ties, choice, state)
+    return choice
 
 
 @nb.njit(cache=True)

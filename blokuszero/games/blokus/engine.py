@@ -12,8 +12,10 @@ ever shrinks for a colour (squares get occupied or forbidden, pieces get used) a
 new moves only appear at new attach points, so a candidate that is found illegal can
 be dropped for good, and a list filtered on demand is exactly the legal move list.
 A placement covering several attach points is added only at the first of them that
-was scanned, so the lists hold no duplicates. Scanning an attach point tests each placement
-covering it with one AND of two 64-bit window masks (squares the colour may not cover).
+was scanned, so the lists hold no duplicates. Scanning an attach point tests the placements
+covering it that avoid its blocked edge neighbours (precomputed lists per point and neighbour
+status, as Pentobi's), each with one AND of a 64-bit window mask (squares the colour may not
+cover).
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ META_SIZE = 11
 NUM_PIECES = T.NUM_PIECES
 MONOMINO = T.MONOMINO
 MAX_PLACEMENTS = T.NUM_COLORS * T.NUM_PIECES  # 84: a game never has more
+ID_MASK = (1 << T.PACKED_ID_BITS) - 1  # a packed candidate's placement id
+_SQ0, _SQ_BITS = T.PACKED_ID_BITS, T.PACKED_SQUARE_BITS  # its squares' bits
+_SQ_MASK = (1 << _SQ_BITS) - 1
+_WINDOW_RADIUS, _WINDOW_OFFSET = T.WINDOW_RADIUS, T.WINDOW_OFFSET
+_ENTRY_SHIFT = np.uint64(T.STATUS_ENTRY_SHIFT)
+_ENTRY_MASK = np.uint64((1 << (T.STATUS_PIECE_SHIFT - T.STATUS_ENTRY_SHIFT)) - 1)
+_PIECE_SHIFT = np.uint64(T.STATUS_PIECE_SHIFT)
 
 # move_error() codes; ERROR_MESSAGES gives their text.
 OK, ERR_RANGE, ERR_OVER, ERR_USED, ERR_OCCUPIED, ERR_EDGE, ERR_CORNER, ERR_FIRST = range(8)
@@ -50,6 +59,14 @@ ERROR_MESSAGES = {
     ERR_CORNER: "does not touch a piece of the same colour corner to corner",
     ERR_FIRST: "is a first move that does not cover the colour's starting corner",
 }
+
+#: The kernels' decorator. They allocate nothing, so they run without numba's reference counting
+#: (``_nrt=False``): with it, every call passing the Arrays and Tables tuples increfs and decrefs
+#: each of their 23 arrays with atomic operations, which was half of a playout's time.
+_kernel = nb.njit(cache=True, _nrt=False)
+#: The playout's two calls per move, inlined into it by numba: LLVM does not inline them, and a
+#: call passes the Arrays and Tables tuples' ~200 fields on the stack (measured 13% of a playout).
+_inlined_kernel = nb.njit(cache=True, _nrt=False, inline="always")
 
 # Playout policies
 UNIFORM = 0
@@ -64,8 +81,10 @@ class Tables(NamedTuple):
     size: np.ndarray  # [A] int8
     piece_size: np.ndarray  # [21] int8
     cover_start: np.ndarray  # [400, 22] int32
-    cover: np.ndarray  # [sum of sizes] int16
-    cover_masks: np.ndarray  # [sum of sizes, 2] uint64: squares besides the attach point, as window bits
+    cover_packed: np.ndarray  # [sum of sizes] int64: tables.COVER's placements, packed (tables.PACKED)
+    status_start: np.ndarray  # [400 * 16 * 21 + 1] int32: per (attach point, edge status, piece) ...
+    status_entries: np.ndarray  # [...] uint64: ... the placements to test, each its window mask of the
+    # squares besides the attach point and its cover entry's index (tables.STATUS_ENTRIES)
     edge: np.ndarray  # [400, 4] int16
     diag: np.ndarray  # [400, 4] int16
     corners: np.ndarray  # [4] int16
@@ -76,7 +95,8 @@ class Tables(NamedTuple):
 
 
 TABLES = Tables(T.PLACEMENTS, T.PLACEMENT_PIECE, T.PLACEMENT_SIZE.astype(np.int8), T.PIECE_SIZES,
-                T.COVER_START, T.COVER, T.COVER_MASKS, T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
+                T.COVER_START, T.COVER_PACKED, T.STATUS_START, T.STATUS_ENTRIES,
+                T.EDGE_NEIGHBOURS, T.DIAG_NEIGHBOURS, T.CORNERS,
                 T.PIECE_START, T.SIZE_START, T.ZOBRIST_SQUARE, T.ZOBRIST_TO_MOVE)
 
 
@@ -88,7 +108,7 @@ class Arrays(NamedTuple):
     attach: np.ndarray  # [4, 400] uint8: squares already scanned as attach points
     blocked: np.ndarray  # [4, 28] uint64: forbidden or attach, bit x + 4 of row y + 4 (4 empty rows/bits around)
     used: np.ndarray  # [4, 21] uint8: pieces placed
-    cand: np.ndarray  # [4, 30433] int16: candidate placements, one region per piece
+    cand: np.ndarray  # [4, 30433] int64: candidate placements, packed (tables.PACKED), one region per piece
     cand_len: np.ndarray  # [4, 21] int32: candidates in each region
     meta: np.ndarray  # [META_SIZE] int64, see the layout above
     history: np.ndarray  # [84, 2] int32: (colour, placement) of each move so far
@@ -102,66 +122,81 @@ def new_arrays() -> Arrays:
         attach=np.empty((T.NUM_COLORS, T.NUM_SQUARES), np.uint8),
         blocked=np.empty((T.NUM_COLORS, T.BOARD_SIZE + 8), np.uint64),
         used=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.uint8),
-        cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int16),
+        cand=np.empty((T.NUM_COLORS, T.NUM_PLACEMENTS), np.int64),
         cand_len=np.empty((T.NUM_COLORS, T.NUM_PIECES), np.int32),
         meta=np.empty(META_SIZE, np.int64),
         history=np.empty((MAX_PLACEMENTS, 2), np.int32),
     )
 
 
-@nb.njit(cache=True)
+@_kernel
 def copy_into(dst, src, t) -> None:
     """Copy position ``src`` into ``dst`` (both :class:`Arrays`)."""
-    dst.board[:] = src.board
-    dst.forbidden[:] = src.forbidden
-    dst.attach[:] = src.attach
-    dst.blocked[:] = src.blocked
-    dst.used[:] = src.used
+    # Element loops: slice assignment may allocate a temporary, which needs reference counting.
+    for i in range(src.board.shape[0]):
+        dst.board[i] = src.board[i]
     for c in range(4):
-        # Only the live part of each candidate region needs copying.
+        for i in range(src.forbidden.shape[1]):
+            dst.forbidden[c, i] = src.forbidden[c, i]
+            dst.attach[c, i] = src.attach[c, i]
+        for i in range(src.blocked.shape[1]):
+            dst.blocked[c, i] = src.blocked[c, i]
         for b in range(NUM_PIECES):
+            dst.used[c, b] = src.used[c, b]
+            # Only the live part of each candidate region needs copying.
             lo = t.piece_start[b]
             n = src.cand_len[c, b]
-            dst.cand[c, lo:lo + n] = src.cand[c, lo:lo + n]
-    dst.cand_len[:] = src.cand_len
-    dst.meta[:] = src.meta
-    n = src.meta[NUM_PLACED]
-    dst.history[:n] = src.history[:n]
+            for i in range(lo, lo + n):
+                dst.cand[c, i] = src.cand[c, i]
+            dst.cand_len[c, b] = n
+    for i in range(META_SIZE):
+        dst.meta[i] = src.meta[i]
+    for i in range(src.meta[NUM_PLACED]):
+        dst.history[i, 0] = src.history[i, 0]
+        dst.history[i, 1] = src.history[i, 1]
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", _nrt=False)
 def _block(blocked, c, sq) -> None:
     """Mark ``sq`` forbidden or an attach point of colour ``c`` in the bit rows."""
     blocked[c, sq // 20 + 4] |= np.uint64(1) << np.uint64(sq % 20 + 4)
 
 
-@nb.njit(cache=True)
+@_kernel
 def _scan_attach_point(s, t, c, a) -> None:
     """Mark square ``a`` as an attach point of colour ``c`` and add the moves it opens."""
     s.attach[c, a] = 1
     _block(s.blocked, c, a)
-    # The 9 x 9 window of squares around a that c may not cover: forbidden, or attach points
-    # scanned before (their moves were added then); the placements' squares other than a
-    # are tested against it in one AND (tables.COVER_MASKS).
-    x = np.uint64(a % 20)
+    # The window of squares around a (Manhattan distance <= 4) that c may not cover: forbidden,
+    # or attach points scanned before (their moves were added then); the placements' squares
+    # other than a are tested against it in one AND (tables.COVER_MASKS, in tables.STATUS_ENTRIES).
+    x = a % 20
     y = a // 20
-    low = np.uint64(0)
-    for i in range(T.WINDOW_ROWS_LOW):
-        low |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * i)
-    high = np.uint64(0)
-    for i in range(T.WINDOW_ROWS_LOW, 9):
-        high |= ((s.blocked[c, y + i] >> x) & np.uint64(0x1FF)) << np.uint64(9 * (i - T.WINDOW_ROWS_LOW))
-    for p in range(NUM_PIECES):
+    window = np.uint64(0)
+    for i in range(9):  # row y + i - 4 of the board is row y + i of the bit rows
+        r = _WINDOW_RADIUS[i]
+        bits = (s.blocked[c, y + i] >> np.uint64(x + 4 - r)) & np.uint64((1 << (2 * r + 1)) - 1)
+        window |= bits << np.uint64(_WINDOW_OFFSET[i])
+    # Only the placements that avoid a's blocked edge neighbours can pass (tables.STATUS_COVER):
+    # one run of list entries, all pieces in order, the used ones skipped.
+    status = 0
+    for i in range(4):
+        e = t.edge[a, i]
+        if e >= 0 and (s.forbidden[c, e] or s.attach[c, e]):
+            status |= 1 << i
+    base = (a * T.NUM_EDGE_STATUSES + status) * NUM_PIECES
+    for j in range(t.status_start[base], t.status_start[base + NUM_PIECES]):
+        e = t.status_entries[j]
+        if e & window:
+            continue
+        p = e >> _PIECE_SHIFT
         if s.used[c, p]:
             continue
-        for k in range(t.cover_start[a, p], t.cover_start[a, p + 1]):
-            if (t.cover_masks[k, 0] & low) | (t.cover_masks[k, 1] & high):
-                continue
-            s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover[k]
-            s.cand_len[c, p] += 1
+        s.cand[c, t.piece_start[p] + s.cand_len[c, p]] = t.cover_packed[(e >> _ENTRY_SHIFT) & _ENTRY_MASK]
+        s.cand_len[c, p] += 1
 
 
-@nb.njit(cache=True)
+@_kernel
 def reset(s, t) -> None:
     """Set ``s`` to the empty board, Blue to move."""
     s.board[:] = -1
@@ -178,28 +213,21 @@ def reset(s, t) -> None:
         _scan_attach_point(s, t, c, t.corners[c])
 
 
-@nb.njit(cache=True)
-def _is_legal(s, t, c, m) -> bool:
-    """Legality of candidate ``m`` for colour ``c`` (corner contact is implied by candidacy)."""
-    return _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m)
+@_kernel
+def _fits(forbidden, c, e) -> bool:
+    """Legality of packed candidate ``e`` for colour ``c``: none of its squares forbidden.
+
+    Corner contact is implied by candidacy, and a candidate's piece is unused (its region
+    is emptied when the piece is placed). Takes a single array: passing the whole Arrays
+    tuple to a function called per candidate was measured 10x slower.
+    """
+    return not (forbidden[c, (e >> _SQ0) & _SQ_MASK] | forbidden[c, (e >> (_SQ0 + _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 2 * _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 3 * _SQ_BITS)) & _SQ_MASK]
+                | forbidden[c, (e >> (_SQ0 + 4 * _SQ_BITS)) & _SQ_MASK])
 
 
-@nb.njit(cache=True)
-def _is_legal_arrays(used, forbidden, piece, placements, c, m) -> bool:
-    # Takes single arrays: passing the whole Arrays and Tables tuples to a function that
-    # is called per candidate copies them on every call (measured 10x slower).
-    if used[c, piece[m]]:
-        return False
-    for j in range(5):
-        sq = placements[m, j]
-        if sq < 0:
-            break
-        if forbidden[c, sq]:
-            return False
-    return True
-
-
-@nb.njit(cache=True)
+@_kernel
 def move_error(s, t, c, m) -> int:
     """Why placement ``m`` is not a legal move of colour ``c`` now: OK (0) or an ERR_* code.
 
@@ -233,20 +261,19 @@ def move_error(s, t, c, m) -> int:
     return OK
 
 
-@nb.njit(cache=True)
+@_kernel
 def _has_legal(s, t, c) -> bool:
     """Whether colour ``c`` has a legal move; drops the illegal candidates it meets."""
     for b in range(NUM_PIECES - 1, -1, -1):  # large pieces first: the likelier to be left
         lo = t.piece_start[b]
         while s.cand_len[c, b] > 0:
-            m = s.cand[c, lo + s.cand_len[c, b] - 1]
-            if _is_legal(s, t, c, m):
+            if _fits(s.forbidden, c, s.cand[c, lo + s.cand_len[c, b] - 1]):
                 return True
             s.cand_len[c, b] -= 1
     return False
 
 
-@nb.njit(cache=True)
+@_kernel
 def _advance(s, t, c) -> None:
     """Give the turn to the next colour after ``c`` that can move, or end the game."""
     s.meta[KEY] ^= t.zobrist_to_move[s.meta[TO_MOVE]]
@@ -263,7 +290,7 @@ def _advance(s, t, c) -> None:
     s.meta[KEY] ^= t.zobrist_to_move[nxt]
 
 
-@nb.njit(cache=True)
+@_kernel
 def place(s, t, c, m) -> None:
     """Put placement ``m`` (legal for colour ``c``) on the board, leaving the turn as it is."""
     n = s.meta[NUM_PLACED]
@@ -300,7 +327,7 @@ def place(s, t, c, m) -> None:
                 _scan_attach_point(s, t, c, d)
 
 
-@nb.njit(cache=True)
+@_inlined_kernel
 def apply_move(s, t, m) -> None:
     """Play placement ``m`` (legal) for the colour to move and pass the turn on."""
     c = s.meta[TO_MOVE]
@@ -308,7 +335,7 @@ def apply_move(s, t, m) -> None:
     _advance(s, t, c)
 
 
-@nb.njit(cache=True)
+@_kernel
 def replay(s, t, colours, placements) -> int:
     """Reset ``s`` and play a recorded game's moves in turn order, trusting their legality.
 
@@ -323,13 +350,13 @@ def replay(s, t, colours, placements) -> int:
     return placements.shape[0]
 
 
-@nb.njit(cache=True)
+@_kernel
 def set_to_move(s, t, c) -> None:
     """Give the turn to colour ``c``, or to the next one after it that can move."""
     _advance(s, t, (c + 3) % 4)
 
 
-@nb.njit(cache=True)
+@_kernel
 def legal_moves(s, t, c, out) -> int:
     """Write colour ``c``'s legal placements into ``out`` (unsorted); return how many."""
     n = 0
@@ -337,9 +364,9 @@ def legal_moves(s, t, c, out) -> int:
         lo = t.piece_start[b]
         i = 0
         while i < s.cand_len[c, b]:
-            m = s.cand[c, lo + i]
-            if _is_legal(s, t, c, m):
-                out[n] = m
+            e = s.cand[c, lo + i]
+            if _fits(s.forbidden, c, e):
+                out[n] = e & ID_MASK
                 n += 1
                 i += 1
             else:
@@ -349,7 +376,7 @@ def legal_moves(s, t, c, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@_kernel
 def compact(s, t) -> None:
     """Drop every colour's illegal candidates, keeping the order of the rest.
 
@@ -361,39 +388,39 @@ def compact(s, t) -> None:
             lo = t.piece_start[b]
             n = 0
             for i in range(s.cand_len[c, b]):
-                m = s.cand[c, lo + i]
-                if _is_legal_arrays(s.used, s.forbidden, t.piece, t.placements, c, m):
-                    s.cand[c, lo + n] = m
+                e = s.cand[c, lo + i]
+                if _fits(s.forbidden, c, e):
+                    s.cand[c, lo + n] = e
                     n += 1
             s.cand_len[c, b] = n
 
 
-@nb.njit(cache=True)
+@_kernel
 def _sample_pieces(s, t, c, first, last) -> int:
     """A uniformly random legal candidate of colour ``c`` among the regions of pieces
     ``first`` .. ``last - 1``, or -1 if none: a uniform draw over their candidates, an
     illegal one dropped and the draw repeated (exact, as dropped ones never come back)."""
-    while True:
-        total = 0
-        for p in range(first, last):
-            total += s.cand_len[c, p]
-        if total == 0:
-            return -1
+    total = 0
+    for p in range(first, last):
+        total += s.cand_len[c, p]
+    while total > 0:
         r = np.random.randint(total)
         p = first
         while r >= s.cand_len[c, p]:
             r -= s.cand_len[c, p]
             p += 1
         lo = t.piece_start[p]
-        m = s.cand[c, lo + r]
-        if _is_legal(s, t, c, m):
-            return m
+        e = s.cand[c, lo + r]
+        if _fits(s.forbidden, c, e):
+            return e & ID_MASK
         n = s.cand_len[c, p] - 1
         s.cand[c, lo + r] = s.cand[c, lo + n]
         s.cand_len[c, p] = n
+        total -= 1
+    return -1
 
 
-@nb.njit(cache=True)
+@_inlined_kernel
 def sample_move(s, t, policy, epsilon) -> int:
     """A random legal move of the colour to move under a playout policy.
 
@@ -412,14 +439,14 @@ def sample_move(s, t, policy, epsilon) -> int:
     return _sample_pieces(s, t, c, 0, NUM_PIECES)
 
 
-@nb.njit(cache=True)
+@_kernel
 def playout(s, t, policy, epsilon) -> None:
     """Play random moves under ``policy`` until the game ends."""
     while s.meta[TO_MOVE] != NO_PLAYER:
         apply_move(s, t, sample_move(s, t, policy, epsilon))
 
 
-@nb.njit(cache=True)
+@_kernel
 def scores(s, t, out) -> None:
     """Advanced score of each colour (SPEC §1): -1 per unplaced square, +15 all placed,
     +5 more if the monomino came last."""

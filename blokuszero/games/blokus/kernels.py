@@ -9,7 +9,6 @@ through the same engine kernels, so a compiled search makes the same changes to 
 from __future__ import annotations
 
 import numba as nb
-import numpy as np
 from numba.core import types
 from numba.extending import overload
 
@@ -29,7 +28,7 @@ def search_actions(s, t, out) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def playout(s, t, policy, epsilon, players, actions) -> int:
     """``BlokusState.playout``: random moves to the end; the moves into ``players``/``actions``."""
     start = s.meta[E.NUM_PLACED]
@@ -41,20 +40,24 @@ def playout(s, t, policy, epsilon, players, actions) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def returns(s, t, out) -> None:
     """``BlokusState.returns``: +1 for every colour with the highest score, -1 for the others."""
     if s.meta[E.TO_MOVE] != E.NO_PLAYER:
-        out[:] = 0.0
+        for c in range(4):
+            out[c] = 0.0
         return
-    score = np.zeros(4, np.int64)
-    E.scores(s, t, score)
-    best = score.max()
+    E.scores(s, t, out)  # small integers, exact in out's floats
+    best = max(max(out[0], out[1]), max(out[2], out[3]))
     for c in range(4):
-        out[c] = 1.0 if score[c] == best else -1.0
+        out[c] = 1.0 if out[c] == best else -1.0
 
 
-_JIT = {"cache": True}
+# The per-simulation calls run without reference counting, as the engine's kernels do (see
+# engine._kernel): the Arrays and Tables tuples passed through would otherwise be increfed and
+# decrefed array by array on every call. search_actions sorts, which may allocate.
+_JIT = {"cache": True, "_nrt": False}
+_JIT_NRT = {"cache": True}
 
 
 @overload(K.state_copy, jit_options=_JIT)
@@ -75,7 +78,7 @@ def _key(s, t):
         return lambda s, t: s.meta[E.KEY]
 
 
-@overload(K.state_search_actions, jit_options=_JIT)
+@overload(K.state_search_actions, jit_options=_JIT_NRT)
 def _search_actions(s, t, out):
     if _is_blokus(s):
         return lambda s, t, out: search_actions(s, t, out)

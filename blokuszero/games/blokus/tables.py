@@ -158,6 +158,25 @@ def _build_cover():
 COVER_START, COVER = _build_cover()
 
 
+#: Bits of a packed placement (:data:`PACKED`): the id in the low 15 bits, then its squares, 9
+#: bits each (a piece of fewer than 5 squares repeats its last one).
+PACKED_ID_BITS = 15
+PACKED_SQUARE_BITS = 9
+
+
+def _pack(placements: np.ndarray) -> np.ndarray:
+    ids = np.arange(len(placements), dtype=np.int64)
+    squares = np.maximum.accumulate(placements.astype(np.int64), axis=1)  # -1 padding -> last square
+    shifts = PACKED_ID_BITS + PACKED_SQUARE_BITS * np.arange(MAX_PIECE_SIZE, dtype=np.int64)
+    return ids | np.bitwise_or.reduce(squares << shifts, axis=1)
+
+
+#: Each placement packed with its squares into one int64: a candidate list holding these tests
+#: legality without reading PLACEMENTS.
+PACKED = _pack(PLACEMENTS)
+COVER_PACKED = PACKED[COVER]  # [len(COVER)] the packed placement of each COVER entry
+
+
 def _neighbours(offsets) -> np.ndarray:
     out = np.full((NUM_SQUARES, 4), -1, dtype=np.int16)
     for sq in range(NUM_SQUARES):
@@ -174,31 +193,76 @@ EDGE_NEIGHBOURS = _neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))  # [400, 4], -
 DIAG_NEIGHBOURS = _neighbours(((1, 1), (-1, 1), (1, -1), (-1, -1)))  # [400, 4], -1 padded
 
 
-#: Rows of the 9 x 9 window centred on a square in the first word of a window mask (the rest
-#: in the second): 7 rows of 9 bits fill 63 bits.
-WINDOW_ROWS_LOW = 7
+#: The window of a square a: the squares within Manhattan distance 4 of it (any two squares of
+#: a piece of at most 5 squares are), 41 bits, row by row from dy = -4 to 4: row dy holds
+#: dx = -WINDOW_RADIUS[dy + 4] .. WINDOW_RADIUS[dy + 4] from bit WINDOW_OFFSET[dy + 4] on.
+WINDOW_RADIUS = tuple(4 - abs(dy) for dy in range(-4, 5))
+WINDOW_OFFSET = tuple(int(x) for x in np.cumsum([0] + [2 * r + 1 for r in WINDOW_RADIUS[:-1]]))
 
 
 def _build_cover_masks() -> np.ndarray:
     """For each COVER entry (square a, placement m): the squares of m other than a as bits of
-    the 9 x 9 window centred on a (row dy, column dx from its bottom-left corner: bit
-    (dy % 7) * 9 + dx of word dy // 7). Every placement covering a lies in that window, so
-    one AND with the window of blocked squares tests all of m's squares at once."""
+    a's window (WINDOW_OFFSET). Every placement covering a lies in it, so one AND with the
+    window of blocked squares tests all of m's squares at once."""
     square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
     cells = PLACEMENTS[COVER].astype(np.int64)  # [K, 5]
     a = square_of_entry[:, None]
-    dx = cells % BOARD_SIZE - a % BOARD_SIZE + 4
-    dy = cells // BOARD_SIZE - a // BOARD_SIZE + 4
+    dx = cells % BOARD_SIZE - a % BOARD_SIZE
+    dy = cells // BOARD_SIZE - a // BOARD_SIZE
     keep = (cells >= 0) & (cells != a)
-    masks = np.zeros((len(COVER), 2), dtype=np.uint64)
-    for word in range(2):
-        mine = keep & (dy // WINDOW_ROWS_LOW == word)
-        bits = np.where(mine, (dy % WINDOW_ROWS_LOW) * 9 + dx, 0).astype(np.uint64)
-        masks[:, word] = np.bitwise_or.reduce(np.where(mine, np.uint64(1) << bits, np.uint64(0)), axis=1)
-    return masks
+    assert (np.abs(dx) + np.abs(dy))[keep].max() <= 4
+    offset = np.array(WINDOW_OFFSET, dtype=np.int64)[np.clip(dy + 4, 0, 8)]
+    bits = np.where(keep, offset + dx + 4 - np.abs(dy), 0).astype(np.uint64)
+    return np.bitwise_or.reduce(np.where(keep, np.uint64(1) << bits, np.uint64(0)), axis=1)
 
 
-COVER_MASKS = _build_cover_masks()  # [len(COVER), 2] uint64
+COVER_MASKS = _build_cover_masks()  # [len(COVER)] uint64
+
+
+#: Edge-neighbour statuses of an attach point: bit i set when EDGE_NEIGHBOURS[a, i] is blocked.
+NUM_EDGE_STATUSES = 16
+
+
+def _build_status_cover():
+    """COVER entries of each (attach point a, status of its edge neighbours, piece), as Pentobi's
+    per-point move lists: the entries of a whose placement covers none of a's blocked edge
+    neighbours. A placement covering a blocked square fails the window test anyway, so a scan
+    that visits only these finds the same placements in the same order (a sub-sequence of
+    COVER's), testing far fewer: an attach point always has the two edge neighbours it shares
+    with the diagonal piece square that made it blocked."""
+    square_of_entry = np.repeat(np.arange(NUM_SQUARES), np.diff(COVER_START[:, [0, NUM_PIECES]]).ravel())
+    piece_of_entry = PLACEMENT_PIECE[COVER].astype(np.int64)
+    cells = PLACEMENTS[COVER]  # [K, 5]
+    touch = np.zeros(len(COVER), dtype=np.int64)  # which of a's edge neighbours the placement covers
+    for i in range(4):
+        e = EDGE_NEIGHBOURS[square_of_entry, i]
+        touch |= ((e >= 0)[:, None] & (cells == e[:, None])).any(axis=1).astype(np.int64) << i
+    entries, keys = [], []
+    for status in range(NUM_EDGE_STATUSES):
+        k = np.flatnonzero((touch & status) == 0)
+        entries.append(k)
+        keys.append((square_of_entry[k] * NUM_EDGE_STATUSES + status) * NUM_PIECES + piece_of_entry[k])
+    entries, keys = np.concatenate(entries), np.concatenate(keys)
+    order = np.lexsort((entries, keys))
+    start = np.zeros(NUM_SQUARES * NUM_EDGE_STATUSES * NUM_PIECES + 1, dtype=np.int32)
+    np.cumsum(np.bincount(keys, minlength=len(start) - 1), out=start[1:])
+    return start, entries[order].astype(np.int32)
+
+
+#: STATUS_COVER[STATUS_START[i]:STATUS_START[i + 1]], i = (a * 16 + status) * 21 + piece: the COVER
+#: entries (indices into COVER, COVER_MASKS, COVER_PACKED) of piece's placements covering a and none of the
+#: edge neighbours of a that ``status`` marks blocked, in COVER's order.
+STATUS_START, STATUS_COVER = _build_status_cover()
+
+#: The same lists with each entry in one word for a scan reading it in order: the entry's window
+#: mask (COVER_MASKS, bits 0..40), its index into COVER (COVER_PACKED) from bit 41, its piece from
+#: bit 59.
+STATUS_ENTRY_SHIFT, STATUS_PIECE_SHIFT = 41, 59
+assert WINDOW_OFFSET[-1] + 1 == STATUS_ENTRY_SHIFT
+assert len(COVER) < 1 << (STATUS_PIECE_SHIFT - STATUS_ENTRY_SHIFT)
+STATUS_ENTRIES = (COVER_MASKS[STATUS_COVER]
+                  | (STATUS_COVER.astype(np.uint64) << np.uint64(STATUS_ENTRY_SHIFT))
+                  | (PLACEMENT_PIECE[COVER[STATUS_COVER]].astype(np.uint64) << np.uint64(STATUS_PIECE_SHIFT)))
 
 # Candidate move lists are kept per colour in one array split into one region per piece; a
 # region holds at most every placement of its piece once, so it cannot overflow. Placements
