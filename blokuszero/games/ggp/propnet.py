@@ -70,6 +70,15 @@ def _evaluate(v, lo, hi, comp_start, comp_cyclic, order, inst_start, lit_start, 
 
 
 @nb.njit(cache=True, inline="always")
+def _false_literal(i, cur, lit_start, lit_atom, lit_neg):
+    """A literal of instance ``i`` that is false under ``cur`` (its witness), or -1 if all hold."""
+    for k in range(lit_start[i], lit_start[i + 1]):
+        if cur[lit_atom[k]] == lit_neg[k]:
+            return k
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
 def _watch(k, a, fan_start, wcount, wl, wpos):
     """Put literal occurrence ``k`` (of atom ``a``) on its atom's watch list: the list of
     atom ``a`` is ``wl[fan_start[a]:fan_start[a] + wcount[a]]``, ``wpos[k]`` the place of
@@ -123,11 +132,7 @@ def _change(inputs, values, net, live):
             if cur[a] != lit_neg[k]:  # the literal holds now
                 if inst_true[i]:
                     continue
-                witness = -1
-                for k2 in range(lit_start[i], lit_start[i + 1]):
-                    if cur[lit_atom[k2]] == lit_neg[k2]:
-                        witness = k2
-                        break
+                witness = _false_literal(i, cur, lit_start, lit_atom, lit_neg)
                 if witness >= 0:
                     _unwatch(k, a, fan_start, wcount, wl, wpos)
                     if wpos[witness] < 0:
@@ -195,11 +200,7 @@ def _start(net, live):
     wpos[:] = -1
     for p in range(order.shape[0]):
         for i in range(inst_start[p], inst_start[p + 1]):
-            witness = -1
-            for k in range(lit_start[i], lit_start[i + 1]):
-                if cur[lit_atom[k]] == lit_neg[k]:
-                    witness = k
-                    break
+            witness = _false_literal(i, cur, lit_start, lit_atom, lit_neg)
             if witness >= 0:
                 inst_true[i] = 0
                 _watch(witness, lit_atom[witness], fan_start, wcount, wl, wpos)
