@@ -257,6 +257,8 @@ def test_curve_table_in_markdown_and_curve_networks_named_by_their_run():
     assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | -16.1 / -28.6 | 41.2 |"
     assert checkpoint_run("runs/cpu_strong/curve/checkpoints/ckpt_000001000.pt") == "cpu_strong"
     assert checkpoint_run("runs/cpu_strong/checkpoints/ckpt_000001000.pt") == "cpu_strong"
+    assert checkpoint_run("checkpoints/blokus_b2c32conv_gumbel.pt") == "blokus_b2c32conv_gumbel"
+    assert checkpoint_run("elsewhere/ckpt_000000250.pt") == "elsewhere"
 
 
 def test_evaluate_without_arguments_gives_a_usage_line_and_help_shows_its_own_settings(tmp_path):

@@ -145,8 +145,12 @@ _STEP = re.compile(r"ckpt_(\d+)\.pt$")
 def checkpoint_run(path: str | Path) -> str:
     """The name of the run a checkpoint file belongs to: ``<run>/checkpoints/ckpt_*.pt``,
     ``<run>/eval/checkpoints/`` (the networks the training evaluator keeps) or
-    ``<run>/curve/checkpoints/`` (those kept for a learning curve); else its folder."""
-    folder = Path(path).parent
+    ``<run>/curve/checkpoints/`` (those kept for a learning curve); a file under another name (a
+    network shipped in the repository's checkpoints/): its own name; else its folder."""
+    path = Path(path)
+    folder = path.parent
+    if not _STEP.search(path.name):
+        return path.stem
     if folder.name != "checkpoints":
         return folder.name
     run = folder.parent
