@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ..numba_random import stream_below, stream_random, stream_seed
 from . import tables as T
 
 NO_PLAYER = -1
@@ -396,15 +397,16 @@ def compact(s, t) -> None:
 
 
 @_kernel
-def _sample_pieces(s, t, c, first, last) -> int:
+def _sample_pieces(s, t, c, first, last, x):
     """A uniformly random legal candidate of colour ``c`` among the regions of pieces
     ``first`` .. ``last - 1``, or -1 if none: a uniform draw over their candidates, an
-    illegal one dropped and the draw repeated (exact, as dropped ones never come back)."""
+    illegal one dropped and the draw repeated (exact, as dropped ones never come back).
+    ``x``: the playout's random stream; returns (move, the stream's next state)."""
     total = 0
     for p in range(first, last):
         total += s.cand_len[c, p]
     while total > 0:
-        r = np.random.randint(total)
+        r, x = stream_below(total, x)
         p = first
         while r >= s.cand_len[c, p]:
             r -= s.cand_len[c, p]
@@ -412,38 +414,50 @@ def _sample_pieces(s, t, c, first, last) -> int:
         lo = t.piece_start[p]
         e = s.cand[c, lo + r]
         if _fits(s.forbidden, c, e):
-            return e & ID_MASK
+            return e & ID_MASK, x
         n = s.cand_len[c, p] - 1
         s.cand[c, lo + r] = s.cand[c, lo + n]
         s.cand_len[c, p] = n
         total -= 1
-    return -1
+    return -1, x
 
 
 @_inlined_kernel
+def _sample_move(s, t, policy, epsilon, x):
+    """:func:`sample_move` drawing from the random stream ``x``; returns (move, next state)."""
+    c = s.meta[TO_MOVE]
+    if policy == LARGEST_PIECE:
+        u, x = stream_random(x)
+        if u >= epsilon:
+            for b in range(4, -1, -1):
+                m, x = _sample_pieces(s, t, c, t.size_start[b], t.size_start[b + 1], x)
+                if m >= 0:
+                    return m, x
+            return -1, x
+    return _sample_pieces(s, t, c, 0, NUM_PIECES, x)
+
+
+@_kernel
 def sample_move(s, t, policy, epsilon) -> int:
     """A random legal move of the colour to move under a playout policy.
 
     UNIFORM: uniform over all legal moves. LARGEST_PIECE: with probability 1 - epsilon
     uniform over the legal moves of the largest piece size that has one, otherwise
     uniform over all legal moves (SPEC §2). Rejection sampling over the candidate
-    lists is exact because illegal candidates are removed when drawn.
+    lists is exact because illegal candidates are removed when drawn. The draws come from
+    a stream seeded by one draw of numba's global generator.
     """
-    c = s.meta[TO_MOVE]
-    if policy == LARGEST_PIECE and np.random.random() >= epsilon:
-        for b in range(4, -1, -1):
-            m = _sample_pieces(s, t, c, t.size_start[b], t.size_start[b + 1])
-            if m >= 0:
-                return m
-        return -1
-    return _sample_pieces(s, t, c, 0, NUM_PIECES)
+    return _sample_move(s, t, policy, epsilon, stream_seed())[0]
 
 
 @_kernel
 def playout(s, t, policy, epsilon) -> None:
-    """Play random moves under ``policy`` until the game ends."""
+    """Play random moves under ``policy`` until the game ends, drawing from one stream seeded
+    by one draw of numba's global generator (see :mod:`..numba_random`)."""
+    x = stream_seed()
     while s.meta[TO_MOVE] != NO_PLAYER:
-        apply_move(s, t, sample_move(s, t, policy, epsilon))
+        m, x = _sample_move(s, t, policy, epsilon, x)
+        apply_move(s, t, m)
 
 
 @_kernel
