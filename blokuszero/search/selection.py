@@ -24,29 +24,19 @@ import math
 import numba as nb
 import numpy as np
 
+from ..games.numba_random import GOLDEN, splitmix64
 from .enhancements import Enhancement, HistoryTable, SquaredValues
 from .tree import Tree
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 #: Kernels that allocate nothing run without numba's reference counting: a call passing arrays
 #: would otherwise incref and decref each of them atomically, per child scored.
 _no_alloc = nb.njit(cache=True, _nrt=False)
 
 
-@nb.njit(cache=True, inline="always")
-def _splitmix64(x):
-    """One step of SplitMix64 (Steele, Lea & Flood): a well-mixed 64-bit value from ``x``."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 @_no_alloc
 def _tie_stream(seed, node, visits):
     """The tie-break stream's start for ``node`` at ``visits`` under the tree's ``seed``."""
-    return np.uint64(seed) ^ (np.uint64(node) * _GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
+    return np.uint64(seed) ^ (np.uint64(node) * GOLDEN) ^ (np.uint64(visits) << np.uint64(32))
 
 
 @_no_alloc
@@ -56,8 +46,8 @@ def _tie_step(score, i, best, ties, choice, state):
         return score, 1, i, state
     if score == best:
         ties += 1
-        state += _GOLDEN
-        if _splitmix64(state) % np.uint64(ties) == np.uint64(0):
+        state += GOLDEN
+        if splitmix64(state) % np.uint64(ties) == np.uint64(0):
             choice = i
     return best, ties, choice, state
 
