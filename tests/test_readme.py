@@ -58,8 +58,9 @@ COMMANDS: dict[str, Run] = {
     "players.mcts_maxn.simulations=200 workers=2 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
     "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
     "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
-    "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64, q_init: parent}' "
-    "'+players.untrained={preset: alphazero, model: b2c32conv, init_seed: 0, simulations: 64, q_init: parent}'":
+    "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64}' "
+    "'+players.untrained={preset: alphazero, model: b2c32conv, init_seed: 0, simulations: 64, q_init: parent, "
+    "gumbel: true}'":
         Run(("games=1", "players.trained.simulations=2", "players.untrained.simulations=2", "out_dir=arena1", *MATCH),
             checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
     "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
