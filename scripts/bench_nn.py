@@ -3,15 +3,19 @@
 Two figures per (model, batch): ``forward``, the model alone on input planes encoded
 beforehand, and ``evaluate``, :meth:`NetworkEvaluator.evaluate` on real positions (replayed
 from the Pentobi reference games), which adds encoding, legal-move generation, the gather of
-the legal logits and the copy back. Usage::
+the legal logits and the copy back. ``--variants`` instead times the forward pass of the same
+weights run eagerly, in channels-last memory format and through ``torch.compile``, alternating in
+``--rounds``. Usage::
 
     python scripts/bench_nn.py [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
         [--seconds 3] [--device cpu|cuda] [--half] [--json out.json]
+    python scripts/bench_nn.py --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import platform
 import time
@@ -76,6 +80,37 @@ def measure(name: str, batch: int, states: list[BlokusState], seconds: float, de
             "evaluate_per_s": rate(evaluate, batch, seconds, device)}
 
 
+def forward_variants(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
+                     half: bool, variants: list[str], rounds: int) -> dict:
+    """Forward passes per second of one model's weights in each variant (eager, channels_last,
+    compile), the variants alternating in each of ``rounds`` rounds; the median of the rounds."""
+    torch.manual_seed(0)
+    model = build_model(name).to(device).eval()
+    planes = torch.from_numpy(encode_batch(states[:batch])).to(device)
+    autocast = torch.autocast("cuda", dtype=torch.float16, enabled=half and device.type == "cuda")
+    runs = {"eager": (model, planes),
+            "channels_last": (copy.deepcopy(model).to(memory_format=torch.channels_last),
+                              planes.contiguous(memory_format=torch.channels_last)),
+            "compile": (torch.compile(model), planes)}
+
+    def step(variant: str) -> Callable[[int], None]:
+        net, x = runs[variant]
+
+        def forward(_: int) -> None:
+            with torch.inference_mode(), autocast:
+                net(x)
+        return forward
+
+    for variant in variants:  # compile (and warm caches) outside the timed rounds
+        step(variant)(0)
+    rates: dict[str, list[float]] = {v: [] for v in variants}
+    for _ in range(rounds):
+        for variant in variants:
+            rates[variant].append(rate(step(variant), batch, seconds, device))
+    return {"model": name, "batch": batch, **{v: float(np.median(r)) for v, r in rates.items()},
+            "rounds": rates}
+
+
 def machine(device: torch.device, half: bool) -> dict:
     info = {"platform": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
             "torch": torch.__version__, "threads": torch.get_num_threads(), "device": str(device),
@@ -92,14 +127,34 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
+    parser.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     batches = [int(b) for b in args.batches.split(",")]
     # Enough positions that the evaluator does not see one batch twice in a row.
     states = positions(2 * max(batches))
     info = machine(device, args.half)
     info["mean_legal_moves"] = float(np.mean([len(s.legal_actions()) for s in states]))
+    if args.variants:
+        variants = args.variants.split(",")
+        unknown = sorted(set(variants) - {"eager", "channels_last", "compile"})
+        if unknown:
+            raise SystemExit(f"bench_nn: unknown variants {unknown}; choose from eager, channels_last, compile")
+        results = [forward_variants(name, batch, states, args.seconds, device, args.half, variants, args.rounds)
+                   for name in args.models.split(",") for batch in batches]
+        print(", ".join(f"{k}: {v}" for k, v in info.items()))
+        print(f"forward passes per second, median of {args.rounds} alternating rounds")
+        print(f"{'model':12s} {'batch':>5s} " + " ".join(f"{v:>14s}" for v in variants))
+        for r in results:
+            print(f"{r['model']:12s} {r['batch']:5d} " + " ".join(f"{r[v]:14,.0f}" for v in variants))
+        if args.json:
+            args.json.write_text(json.dumps({"machine": info, "results": results}, indent=2))
+        return
     results = [measure(name, batch, states, args.seconds, device, args.half)
                for name in args.models.split(",") for batch in batches]
     print(", ".join(f"{k}: {v}" for k, v in info.items()))

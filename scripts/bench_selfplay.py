@@ -4,10 +4,13 @@ For each model and batch size: the network alone (forward passes on ready inputs
 lockstep self-play with as many games in parallel as the batch size (so each simulation
 round is one batch), reporting simulations and positions per second, batch fill and the
 ratio of self-play simulations to the network's standalone rate (target >= 70%: search and
-batching must not be the bottleneck). Then learner steps per second. Usage::
+batching must not be the bottleneck). Then learner steps per second. ``--tree-only`` also plays
+self-play with uniform priors and no network: the leaves per second the search loop itself can
+feed to a network (its ceiling on a fast GPU, per actor process). Usage::
 
     python scripts/bench_selfplay.py --models b2c32conv,b2c32 --batches 64 --seconds 20
     python scripts/bench_selfplay.py --device cuda --batches 1024 --half
+    python scripts/bench_selfplay.py --models b2c32conv --batches 64,256 --tree-only
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from blokuszero.nn.model import build_model
 from blokuszero.rl.learner import Learner, LearnerSettings
 from blokuszero.rl.replay import ReplayBuffer
 from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
+from blokuszero.search.evaluators import Evaluator, UniformEvaluator
 
 
 def standalone_rate(model, batch: int, device: str, half: bool, seconds: float) -> float:
@@ -51,8 +55,8 @@ def standalone_rate(model, batch: int, device: str, half: bool, seconds: float) 
     return done / (time.perf_counter() - start)
 
 
-def selfplay_rate(model, batch: int, device: str, half: bool, seconds: float, simulations: int) -> dict:
-    evaluator = NetworkEvaluator(model, BlokusEncoder(), device=device, half=half, cache_size=100_000)
+def selfplay_rate(evaluator: Evaluator, batch: int, seconds: float, simulations: int) -> dict:
+    """Lockstep self-play with ``batch`` games at once for about ``seconds`` (whole rounds of games)."""
     settings = SelfPlaySettings(simulations=simulations, games_in_parallel=batch)
     selfplay = LockstepSelfPlay(BlokusGame(), evaluator, settings, seed=0)
     selfplay.play(min(batch, 2))  # warm-up: compile, allocate
@@ -68,7 +72,8 @@ def selfplay_rate(model, batch: int, device: str, half: bool, seconds: float, si
             "positions_per_s": total["positions"] / total["seconds"],
             "games_per_hour": total["games"] * 3600 / total["seconds"],
             "batch_fill": total["evaluations"] / max(total["capacity"], 1),
-            "cache_hit_rate": evaluator.cache_hits / max(evaluator.cache_hits + evaluator.cache_misses, 1),
+            "cache_hit_rate": getattr(evaluator, "cache_hits", 0) / max(
+                getattr(evaluator, "cache_hits", 0) + getattr(evaluator, "cache_misses", 0), 1),
             "replay_mb_per_10k_games": np.mean([g.nbytes for g in games]) * 10_000 / 2**20,
             "games": games}
 
@@ -97,6 +102,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--half", action="store_true", help="float16 inference (CUDA)")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--tree-only", action="store_true",
+                        help="also self-play with uniform priors and no network (the search loop's ceiling)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     if args.threads:
@@ -112,7 +119,9 @@ def main() -> None:
             torch.manual_seed(0)
             model = build_model(name)
             alone = standalone_rate(model, batch, args.device, args.half, args.seconds / 4)
-            sp = selfplay_rate(model, batch, args.device, args.half, args.seconds, args.simulations)
+            evaluator = NetworkEvaluator(model, BlokusEncoder(), device=args.device, half=args.half,
+                                         cache_size=100_000)
+            sp = selfplay_rate(evaluator, batch, args.seconds, args.simulations)
             steps = learner_rate(name, sp.pop("games"), args.device, args.seconds / 4)
             row = {"model": name, "batch": batch, "network_alone_per_s": alone, **sp,
                    "ratio": sp["simulations_per_s"] / alone, "learner_steps_per_s": steps}
@@ -120,6 +129,12 @@ def main() -> None:
             print(f"{name:12s} {batch:6d} {alone:12,.0f} {sp['simulations_per_s']:17,.0f} {row['ratio']:6.0%} "
                   f"{sp['positions_per_s']:12.1f} {sp['games_per_hour']:8,.0f} {sp['batch_fill']:5.0%} "
                   f"{sp['cache_hit_rate']:6.1%} {steps:16.1f} {sp['replay_mb_per_10k_games']:20,.0f}")
+    for batch in map(int, args.batches.split(",")) if args.tree_only else ():
+        sp = selfplay_rate(UniformEvaluator(4), batch, args.seconds, args.simulations)
+        sp.pop("games")
+        results.append({"model": "none (uniform priors)", "batch": batch, **sp})
+        print(f"{'no network':12s} {batch:6d} {'-':>12s} {sp['simulations_per_s']:17,.0f} {'-':>6s} "
+              f"{sp['positions_per_s']:12.1f} {sp['games_per_hour']:8,.0f} {sp['batch_fill']:5.0%}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
