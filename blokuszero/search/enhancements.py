@@ -144,9 +144,9 @@ class PriorKnowledge(Enhancement):
         v = lo + (hi - lo) * value[actions]
         movers = tree.mover[kids]
         tree.visits[kids] += n.astype(tree.visits.dtype)
-        # Seeded, not real: a child is expanded, and the move played chosen, by real visits
-        # (Fuego's position count); else every child seeded with n >= expand_threshold virtual
-        # visits is expanded when first reached and each simulation grows a chain of nodes.
+        # Seeded, not real: a child is expanded, and the move played chosen, by real visits;
+        # else every child seeded with n >= expand_threshold virtual visits is expanded when
+        # first reached and each simulation grows a chain of nodes.
         tree.array(SEEDED_VISITS, np.int64)[kids] += n.astype(np.int64)
         for p in range(tree.num_players):
             tree.value_sum[kids, p] += n * np.where(movers == p, v, lo + hi - v)
