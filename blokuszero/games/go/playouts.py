@@ -380,8 +380,8 @@ def prior_knowledge(buf, w, colour, last, value, weight, work, fuego=False):
     last move, a 3x3 pattern move beside it; bad (0.0): a self-atari of two or more stones that
     captures nothing, a first-line move with no stone within distance 2.
 
-    Fuego's even-game scheme (``fuego`` True; Fuego 0.4's ``GoUctDefaultPriorKnowledge``, its 3
-    and 9 games as weights 1 and 3): when some good move exists (the playout rules would
+    Fuego's even-game scheme (``fuego`` True; ``GoUctDefaultPriorKnowledge`` of svn2github/fuego,
+    its 3 and 9 games as weights 1 and 3): when some good move exists (the playout rules would
     choose), every move weighs 3 at 1.0 if good, else 0.0 if a self-atari, 0.6 if a 3x3
     pattern matches anywhere on the board, else 0.4; otherwise, when any pattern matches,
     weight 1 at 0.0 (self-atari), 1.0 (pattern) or 0.5; otherwise only self-ataris, weight 1
