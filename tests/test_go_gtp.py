@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blokuszero.games.go import GoGame
 from blokuszero.games.go.scoring import STATUSES
 from blokuszero.games.go.sgf import read_sgf
 
@@ -140,7 +141,9 @@ def test_command_line_refuses_bad_numbers_naming_the_option():
                           (["--komi", "100"], "error: --komi: unacceptable komi: 100"),
                           (["--size", "30"], "error: --size 30 is not in [2, 25]"),
                           (["--resign", "1"], "error: --resign must be in [0, 1), not 1.0"),
-                          (["--playout-policy", "pachi"], "error: --playout-policy: Go playout policy 'pachi'")):
+                          (["--playout-policy", "pachi"], "error: --playout-policy: Go playout policy 'pachi'"),
+                          (["--bias", "-1"], "error: --bias must be >= 0, not -1.0"),
+                          (["--rave-weights", "0", "5000"], "error: --rave-weights must be > 0, not 0.0")):
         done = subprocess.run([sys.executable, "-m", "blokuszero.engines.go", *args], input="name\n",
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -155,6 +158,15 @@ SCORED = sorted((ROOT / "tests" / "data" / "go_gnugo_scored").glob("*.sgf"))
 def vertices(e: GoGtpEngine, colour: int) -> set[str]:
     board = e.state.board().ravel()
     return {e.game.vertex(int(a)) for a in np.flatnonzero(board == colour)}
+
+
+def test_search_switches_reach_the_player():
+    from blokuszero.engines.go.cli import build_parser, engine_from_args
+    args = ["--prior", "fuego", "--n-prior", "3", "--prior-rave", "--bias", "0.02", "--rave-weights", "1", "5000"]
+    player = engine_from_args(build_parser().parse_args(args)).make_player(GoGame(9))
+    rule, (prior,) = player.mcts.rule, player.mcts.enhancements[len(player.mcts.rule.enhancements):]
+    assert (rule.c, rule.rave_weight_initial, rule.rave_weight_final) == (0.02, 1.0, 5000.0)
+    assert (prior.n_prior, prior.kind, prior.rave) == (3, "fuego", True)
 
 
 def test_two_passes_by_one_colour_leave_the_game_on():

@@ -162,8 +162,57 @@ def test_prior_knowledge_seeds_new_children_as_virtual_wins():
     assert tree.visits[good] == 7 and tree.value_sum[good, 1] == 7.0 and tree.value_sum[good, 0] == 0.0
     assert tree.visits[bad] == 7 and tree.value_sum[bad, 1] == 0.0 and tree.value_sum[bad, 0] == 7.0
     assert tree.visits[by_action[state.game.parse_vertex("C2")]] == 0
+    # Seeded, not real: a seeded child is not expanded on first reach (before, every known
+    # move was, and the Fuego scheme, which seeds every move, grew 2,500 nodes a simulation).
+    assert tree.real_visits(good) == 0 and tree.real_visits(bad) == 0
+    player = make_player(state.game, {"preset": "go_fuego", "simulations": 200, "prior": "fuego",
+                                      "n_prior": 3}, seed=0)
+    player.choose_action(state)
+    assert player.mcts.tree.size < 200 * state.game.num_actions
+    assert player.last_result.visits.sum() == 200  # real visits only
     with pytest.raises(ValueError, match="n_prior"):
         make_player(state.game, {"preset": "go_fuego", "n_prior": -1})
+
+
+def test_fuego_prior_knowledge_scheme():
+    # Fuego's even-game scheme: with a good move on the board (here a capture and an escape)
+    # every move weighs 3 units, at 1.0 (good), 0.0 (self-atari), 0.6 (pattern) or 0.4.
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    value, weight = state.prior_knowledge("fuego")
+    game = state.game
+    at = {v: game.parse_vertex(v) for v in ("C5", "E4", "A1", "C2")}
+    assert weight[at["C5"]] == 3 and value[at["C5"]] == 1.0
+    assert weight[at["E4"]] == 3 and value[at["E4"]] == 1.0
+    assert weight[at["A1"]] == 3 and value[at["A1"]] in (0.4, 0.6)  # no first-line rule here
+    assert weight[game.pass_action] == 3 and value[game.pass_action] == 0.0
+    empty = [a for a in range(game.pass_action) if state.buf[game.action_point[a]] == 0]
+    assert set(weight[empty].tolist()) == {3} and set(value[empty].tolist()) <= {0.0, 0.4, 0.6, 1.0}
+    assert not weight[[a for a in range(game.pass_action) if a not in empty]].any()
+    # The empty board: no good move, no pattern: nothing known but the pass.
+    state = GoGame(9).new_initial_state()
+    value, weight = state.prior_knowledge("fuego")
+    assert weight[:-1].sum() == 0 and weight[-1] == 3
+    with pytest.raises(ValueError, match="'pachi' is not one of"):
+        state.prior_knowledge("pachi")
+
+
+def test_fuego_prior_seeds_visits_and_amaf_statistics():
+    from blokuszero.players.factory import make_player
+    from blokuszero.search.tree import ROOT
+    state = position(GoGame(5), ["...O.", ".XOX.", "..XO.", ".....", "....."], to_move=1)
+    spec = {"preset": "go_fuego", "simulations": 1, "n_prior": 3, "prior": "fuego"}
+    for rave in (False, True):
+        player = make_player(state.game, {**spec, "prior_rave": rave}, seed=0)
+        player.mcts.begin(state)
+        tree = player.mcts.tree
+        kids = tree.children(ROOT)
+        by_action = dict(zip(tree.action[kids].tolist(), kids.tolist()))
+        e4 = by_action[state.game.parse_vertex("E4")]
+        assert tree.visits[e4] == 9 and tree.value_sum[e4, 1] == 9.0
+        assert tree.extra["amaf_w"][e4] == (9.0 if rave else 0.0)
+        assert tree.extra["amaf_wx"][e4] == (9.0 if rave else 0.0)
+    with pytest.raises(ValueError, match="prior"):
+        make_player(state.game, {**spec, "prior": "pachi"})
 
 
 def test_policy_names():

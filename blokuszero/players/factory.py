@@ -63,14 +63,17 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
-_RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency")
+_RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
+                 "rave_weight_initial", "rave_weight_final")
 _DEPTH_FIRST_FIELDS = {f.name for f in fields(DepthFirstConfig)}
 # Options besides the search configs': selection rule and its parameters, playouts, move choice.
 _OPTIONS = {
     "random": set(),
-    # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it).
+    # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it);
+    # prior: the game's scheme of it; prior_rave: it also seeds the AMAF statistics.
     "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
-                            "epsilon", "temperature_moves", "n_prior", *_RAVE_OPTIONS},
+                            "epsilon", "temperature_moves", "n_prior", "prior", "prior_rave",
+                            *_RAVE_OPTIONS},
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
@@ -91,7 +94,8 @@ _OPTION_TYPES: dict[str, Any] = {
     "selection": str, "c": float, "w": float, "c_base": float, "c_init": float, "q_init": float | str,
     "playout": str, "epsilon": float, "temperature_moves": int, "form": str, "c_rave": float,
     "k_rave": float, "k": float, "l": float, "beta_unweighted": bool, "first_play_urgency": float,
-    "n_prior": int,
+    "rave_weight_initial": float, "rave_weight_final": float,
+    "n_prior": int, "prior": str, "prior_rave": bool,
     "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
     "command": str, "gumbel": bool}
 _OPTION_RANGES: dict[str, dict[str, Any]] = {
@@ -100,8 +104,10 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "node_limit": {"low": 1}, "selection": {"choices": SELECTION_RULES}, "c": {"low": 0}, "w": {"low": 0},
     "c_base": {"above": 0}, "c_init": {"low": 0}, "q_init": {"choices": ("parent",)},
     "epsilon": {"low": 0, "high": 1}, "temperature_moves": {"low": 0}, "c_rave": {"low": 0},
-    "k_rave": {"low": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
+    "k_rave": {"low": 0}, "rave_weight_initial": {"above": 0},
+    "rave_weight_final": {"above": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
     "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")}, "n_prior": {"low": 0},
+    "prior": {"choices": ("simple", "fuego")},
     "root_policy": {"choices": ROOT_POLICIES},
     "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
     "c_scale": {"above": 0}}
@@ -248,6 +254,7 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
-    extra = [PriorKnowledge(s["n_prior"])] if s.get("n_prior", 0) > 0 else []
+    extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
+             if s.get("n_prior", 0) > 0 else [])
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra),
                       temperature_moves=s.get("temperature_moves", 0))

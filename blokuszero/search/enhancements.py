@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 
 from ..games.base import State
-from .tree import SEEDED_VISITS, Tree  # noqa: F401 (SEEDED_VISITS: for enhancements)
+from .tree import SEEDED_VISITS, Tree
 
 
 class Simulation(NamedTuple):
@@ -118,26 +118,40 @@ class SquaredValues(Enhancement):
 class PriorKnowledge(Enhancement):
     """Prior knowledge as virtual wins (Gelly & Silver 2007; Fuego's even-game knowledge):
     each new child whose move the state knows something about starts with ``n_prior`` visits
-    at the state's win rate for it (``state.prior_knowledge()``: per action a win rate in
-    [0, 1] and whether it is known; a state without the method gets nothing). For two-player
-    zero-sum games: the other player is credited the complement on the tree's value scale."""
+    per unit of weight at the state's win rate for it (``state.prior_knowledge(kind)``: per
+    action a win rate in [0, 1] and a weight, 0 where unknown; a state without the method gets
+    nothing). For two-player zero-sum games: the other player is credited the complement on
+    the tree's value scale. The virtual visits count as seeded (``SEEDED_VISITS``). With ``rave`` the same virtual games also seed the child's AMAF
+    statistics where the tree has them (the rows ``amaf_w``, ``amaf_wx``, ``amaf_u`` of
+    :class:`~blokuszero.search.rave.AmafStatistics`), as Fuego initialises both values."""
 
-    def __init__(self, n_prior: int) -> None:
+    def __init__(self, n_prior: int, kind: str = "simple", rave: bool = False) -> None:
         if n_prior < 1:
             raise ValueError(f"n_prior must be >= 1 virtual visits, not {n_prior}")
         self.n_prior = int(n_prior)
+        self.kind = kind
+        self.rave = rave
 
     def on_expand(self, tree: Tree, node: int, state: State) -> None:
         knowledge = getattr(state, "prior_knowledge", None)
         if knowledge is None:
             return
-        value, known = knowledge()
+        value, weight = knowledge(self.kind)
         kids = tree.children(node)
         actions = tree.action[kids]
-        n = self.n_prior * known[actions]
+        n = self.n_prior * weight[actions]
         lo, hi = tree.value_bounds
         v = lo + (hi - lo) * value[actions]
         movers = tree.mover[kids]
         tree.visits[kids] += n.astype(tree.visits.dtype)
+        # Seeded, not real: a child is expanded, and the move played chosen, by real visits;
+        # else every child seeded with n >= expand_threshold virtual visits is expanded when
+        # first reached and each simulation grows a chain of nodes.
+        tree.array(SEEDED_VISITS, np.int64)[kids] += n.astype(np.int64)
         for p in range(tree.num_players):
             tree.value_sum[kids, p] += n * np.where(movers == p, v, lo + hi - v)
+        if self.rave and "amaf_w" in tree.extra:
+            x = tree.extra
+            x["amaf_w"][kids] += n
+            x["amaf_u"][kids] += n
+            x["amaf_wx"][kids] += n * v

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from ...games.go import GoGame
-from ...games.go.game import playout_rules
+from ...games.go.game import PRIOR_KINDS, playout_rules
 from ...players.factory import make_player, resolve_spec
 from ...protocols.gtp import GtpError
 from ...settings import SettingError
@@ -39,6 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
                              "random moves)")
     parser.add_argument("--n-prior", type=int, default=10,
                         help="virtual visits of even-game prior knowledge on new nodes (0: none)")
+    parser.add_argument("--prior", choices=PRIOR_KINDS, default="simple",
+                        help="the prior knowledge: simple (n-prior wins for captures, escapes, "
+                             "nakade and patterns beside the last move, losses for self-ataris "
+                             "and lone first-line moves) or fuego (Fuego's even-game scheme on "
+                             "every move, n-prior and 3 n-prior games)")
+    parser.add_argument("--prior-rave", action="store_true",
+                        help="the prior knowledge also seeds the AMAF statistics (as Fuego)")
+    parser.add_argument("--bias", type=float, default=0.0,
+                        help="UCT bias term c sqrt(log N / n) added to the RAVE value (Fuego: 0.02)")
+    parser.add_argument("--rave-weights", type=float, nargs=2, default=(0.9, 20_000.0),
+                        metavar=("INITIAL", "FINAL"),
+                        help="RAVE weights of beta' (default the paper's 0.9 20000; Fuego ships 1.0 5000)")
     parser.add_argument("--no-reuse-tree", dest="reuse_tree", action="store_false",
                         help="start each search from a new tree (default: keep the subtree of "
                              "the moves played)")
@@ -66,7 +78,9 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
         raise SystemExit("error: --playouts 0 needs --time")
     spec = {"preset": "go_rave", "simulations": args.playouts, "time_limit": args.time,
             "k": args.k, "l": args.l, "beta_unweighted": args.beta_unweighted, "form": args.form,
-            "playout": args.playout_policy, "n_prior": args.n_prior, "reuse_tree": args.reuse_tree}
+            "playout": args.playout_policy, "n_prior": args.n_prior, "reuse_tree": args.reuse_tree,
+            "prior": args.prior, "prior_rave": args.prior_rave, "c": args.bias,
+            "rave_weight_initial": args.rave_weights[0], "rave_weight_final": args.rave_weights[1]}
     try:
         playout_rules(args.playout_policy)
     except ValueError as err:
@@ -75,7 +89,9 @@ def engine_from_args(args: argparse.Namespace) -> GoGtpEngine:
         resolve_spec(spec)
         check_komi(args.komi, args.size)
     except SettingError as err:
-        option = {"simulations": "--playouts", "time_limit": "--time"}.get(err.name, f"--{err.name}")
+        option = {"simulations": "--playouts", "time_limit": "--time", "c": "--bias",
+                  "rave_weight_initial": "--rave-weights", "rave_weight_final": "--rave-weights",
+                  }.get(err.name, f"--{err.name.replace('_', '-')}")
         raise SystemExit(f"error: {option} {err.problem}") from None
     except GtpError as err:
         raise SystemExit(f"error: --komi: {err}") from None

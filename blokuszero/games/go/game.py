@@ -20,6 +20,7 @@ from . import playouts as P
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP skips I
 KO_RULES = ("simple", "positional")
+PRIOR_KINDS = ("simple", "fuego")  # even-game prior knowledge schemes (prior_knowledge)
 _KEY_TO_MOVE = 0x5BD1E9955BD1E995  # odd multipliers that spread small ints over 64 bits
 _KEY_KO = 0x27D4EB2F165667C5
 _MASK = (1 << 64) - 1
@@ -189,20 +190,25 @@ class GoState(State):
         t = P.playout(self.buf, self.game.width, rules, self._m(E.META_LASTMOVE), players, points)
         return players[:t], self.game.point_action[points[:t]]
 
-    def prior_knowledge(self) -> tuple[np.ndarray, np.ndarray]:
+    def prior_knowledge(self, kind: str = "simple") -> tuple[np.ndarray, np.ndarray]:
         """Even-game heuristics for the player to move (:func:`.playouts.prior_knowledge`):
-        per action, a win rate in [0, 1] to assume and whether it is known (1) or not (0);
-        the pass is never known. A search seeds new nodes with them as virtual wins."""
+        per action, a win rate in [0, 1] to assume and its weight in units of virtual games
+        (0: unknown). ``kind``: ``simple`` (weight 1 where known; the pass never known) or
+        ``fuego`` (Fuego's scheme, weights 1 and 3 for its 3 and 9 games; the pass weighs 3
+        at 0.0). A search seeds new nodes with them as virtual wins."""
+        if kind not in PRIOR_KINDS:
+            raise ValueError(f"prior knowledge {kind!r} is not one of {PRIOR_KINDS}")
         game = self.game
         m = game.width ** 2
         value = np.zeros(m)
         weight = np.zeros(m, np.int64)
         colour = self._m(E.META_TOMOVE)
+        fuego = kind == "fuego"
         if colour != 0:
             P.prior_knowledge(self.buf, game.width, colour, self._m(E.META_LASTMOVE), value, weight,
-                              np.empty(P.WORK_SIZE, np.int64))
+                              np.empty(P.WORK_SIZE, np.int64), fuego)
         points = game.action_point[:-1]
-        return np.append(value[points], 0.0), np.append(weight[points], 0)
+        return np.append(value[points], 0.0), np.append(weight[points], 3 if fuego and colour != 0 else 0)
 
     def area(self) -> tuple[int, int]:
         """(Black's, White's) area: stones plus empty regions bordered by that colour only."""

@@ -370,18 +370,29 @@ def ownership(buf, w, playouts, to_move, rules, out):
 
 
 @nb.njit(cache=True)
-def prior_knowledge(buf, w, colour, last, value, weight, work):
+def prior_knowledge(buf, w, colour, last, value, weight, work, fuego=False):
     """Even-game knowledge about every move of ``colour`` after the enemy's ``last`` (0: none),
-    written per point to ``value`` (a win rate to assume) and ``weight`` (1 where known, else 0):
-    good (1.0): captures, extends an own group out of atari to two or more liberties, the vital
-    point of a killing eye shape beside the last move, a 3x3 pattern move beside it; bad (0.0):
-    a self-atari of two or more stones that captures nothing, a first-line move with no stone
-    within distance 2. ``work``: WORK_SIZE int64 entries."""
+    written per point to ``value`` (a win rate to assume) and ``weight`` (how many units of
+    virtual games, 0 where nothing is known). ``work``: WORK_SIZE int64 entries.
+
+    Simple (``fuego`` False), weight 1 where known: good (1.0): captures, extends an own group
+    out of atari to two or more liberties, the vital point of a killing eye shape beside the
+    last move, a 3x3 pattern move beside it; bad (0.0): a self-atari of two or more stones that
+    captures nothing, a first-line move with no stone within distance 2.
+
+    Fuego's even-game scheme (``fuego`` True; ``GoUctDefaultPriorKnowledge`` of svn2github/fuego,
+    its 3 and 9 games as weights 1 and 3): when some good move exists (the playout rules would
+    choose), every move weighs 3 at 1.0 if good, else 0.0 if a self-atari, 0.6 if a 3x3
+    pattern matches anywhere on the board, else 0.4; otherwise, when any pattern matches,
+    weight 1 at 0.0 (self-atari), 1.0 (pattern) or 0.5; otherwise only self-ataris, weight 1
+    at 0.0."""
     m = w * w
     enemy = 3 - colour
     size = buf[buf.shape[0] - META_LEN + META_SIZE]
     scratch, libs, spare = work[0:8], work[8:16], work[80:96]
     vital = _nakade(buf, w, last, colour, work[96:96 + NAKADE_MAX]) if last != 0 and buf[last] == enemy else 0
+    any_good = False
+    any_pattern = False
     for pt in range(m):
         weight[pt] = 0
         if buf[pt] != EMPTY or not _playable(buf, w, pt, colour):
@@ -397,15 +408,21 @@ def prior_knowledge(buf, w, colour, last, value, weight, work):
                     and _liberties_after(buf, w, pt, colour, 2, scratch, spare) >= 2:
                 good = True
         good = good or captures
+        pattern = TABLE[colour, neighbourhood(buf, w, pt)]
         if last != 0 and not good:
             diff = pt - last
             if (diff == 1 or diff == -1 or diff == w or diff == -w or diff == w + 1 or diff == w - 1
-                    or diff == -w + 1 or diff == -w - 1) and TABLE[colour, neighbourhood(buf, w, pt)]:
+                    or diff == -w + 1 or diff == -w - 1) and pattern:
                 good = True
-        bad = False
-        if not captures and _self_atari(buf, w, pt, colour, scratch, spare):
-            bad = True
-        else:
+        self_atari = not captures and _self_atari(buf, w, pt, colour, scratch, spare)
+        if fuego:
+            # Codes for the second pass: 1 self-atari, 2 pattern, 3 good, 4 other.
+            weight[pt] = 3 if good else (1 if self_atari else (2 if pattern else 4))
+            any_good = any_good or good
+            any_pattern = any_pattern or pattern
+            continue
+        bad = self_atari
+        if not bad:
             x, y = pt % w, pt // w
             if x == 1 or y == 1 or x == size or y == size:
                 bad = True  # unless a stone is near
@@ -421,6 +438,22 @@ def prior_knowledge(buf, w, colour, last, value, weight, work):
         elif good:
             value[pt] = 1.0
             weight[pt] = 1
+    if fuego:
+        for pt in range(m):
+            code = weight[pt]
+            if code == 0:
+                continue
+            if any_good:
+                weight[pt] = 3
+                value[pt] = 1.0 if code == 3 else (0.0 if code == 1 else (0.6 if code == 2 else 0.4))
+            elif any_pattern:
+                weight[pt] = 1
+                value[pt] = 0.0 if code == 1 else (1.0 if code == 2 else 0.5)
+            elif code == 1:
+                weight[pt] = 1
+                value[pt] = 0.0
+            else:
+                weight[pt] = 0
 
 
 @nb.njit(cache=True)
