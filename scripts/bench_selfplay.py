@@ -68,12 +68,12 @@ def selfplay_rate(evaluator: Evaluator, batch: int, seconds: float, simulations:
                           ("evaluations", "evaluations"), ("capacity", "batch_capacity"),
                           ("seconds", "seconds"), ("games", "games")):
             total[key] += getattr(stats, attr)
+    hits, misses = getattr(evaluator, "cache_hits", 0), getattr(evaluator, "cache_misses", 0)  # none without a cache
     return {"simulations_per_s": total["simulations"] / total["seconds"],
             "positions_per_s": total["positions"] / total["seconds"],
             "games_per_hour": total["games"] * 3600 / total["seconds"],
             "batch_fill": total["evaluations"] / max(total["capacity"], 1),
-            "cache_hit_rate": getattr(evaluator, "cache_hits", 0) / max(
-                getattr(evaluator, "cache_hits", 0) + getattr(evaluator, "cache_misses", 0), 1),
+            "cache_hit_rate": hits / max(hits + misses, 1),
             "replay_mb_per_10k_games": np.mean([g.nbytes for g in games]) * 10_000 / 2**20,
             "games": games}
 
