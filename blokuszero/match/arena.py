@@ -28,6 +28,7 @@ from ..games.registry import make_game
 from ..players.base import Player, Resign
 from ..players.factory import make_player, player_settings, resolve_spec
 from ..protocols.gtp import GtpError
+from ..provenance import source
 from ..settings import check_value
 from .referee import GtpReferee
 from .stats import wilson_interval
@@ -397,6 +398,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     bar.close()
     records.sort(key=lambda r: r["index"])
     summary = summarise(match, records)
+    summary["source"] = source()  # the code that played this run's games
     # Speed of this run only (resumed games were timed by the run that played them).
     played = [r for r in records if r["index"] not in done]
     summary["speed"] = {"games_played": len(jobs), "wall_seconds": wall, "workers": workers,

@@ -16,12 +16,17 @@ from pathlib import Path
 import torch
 
 from ..files import write_atomic
+from ..provenance import source
 
 _NAME = re.compile(r"ckpt_(\d{9})\.pt")
 
 
 def save_checkpoint(directory: str | Path, step: int, payload: dict, keep: int = 3) -> Path:
-    """Write ``payload`` as the checkpoint of ``step``; keep only the newest ``keep``."""
+    """Write ``payload`` as the checkpoint of ``step``; keep only the newest ``keep``.
+
+    The payload is stored with the source that wrote it (``"source"``: git revision and whether
+    the tree had changes, :func:`blokuszero.provenance.source`)."""
+    payload = {**payload, "source": source()}
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()

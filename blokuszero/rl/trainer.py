@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -37,6 +36,7 @@ from ..files import write_atomic
 from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network
 from ..games.registry import make_encoder
 from ..nn.model import ModelConfig, build_model
+from ..provenance import source
 from .actors import RemoteBuffer, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
 from .evaluation import RemoteEvaluator
@@ -46,14 +46,6 @@ from .schedules import SCHEDULES
 from .selfplay import SelfPlaySettings
 
 _clock = time.monotonic  # the run's wall clock (tests may speed it up)
-
-
-def _git_revision() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, timeout=10).stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -191,7 +183,7 @@ class Trainer:
     def _archive_config(self) -> None:
         """``config.json`` is this start's config; ``configs/`` keeps every start's."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        record = json.dumps({"config": self.config, "git_revision": _git_revision(),
+        record = json.dumps({"config": self.config, "source": source(),
                              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "step": self.learner.step,
                              "pid": os.getpid()}, indent=2)
         archive = self.run_dir / "configs"
