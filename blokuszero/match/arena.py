@@ -340,6 +340,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     ``gpus_per_worker`` GPU each; ``workers`` CPUs when Ray is started here).
     """
     match.check()
+    origin = source()  # the code that plays this run's games, read before any is played
     check_value("games", games, int, low=1)
     check_value("seed", seed, int, low=0)
     check_value("workers", workers, int, low=1)
@@ -398,7 +399,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     bar.close()
     records.sort(key=lambda r: r["index"])
     summary = summarise(match, records)
-    summary["source"] = source()  # the code that played this run's games
+    summary["source"] = origin
     # Speed of this run only (resumed games were timed by the run that played them).
     played = [r for r in records if r["index"] not in done]
     summary["speed"] = {"games_played": len(jobs), "wall_seconds": wall, "workers": workers,
