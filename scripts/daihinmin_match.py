@@ -9,7 +9,8 @@ client; ``mc[:POLICY[/SELF][:BUDGET]]`` the in-process Monte Carlo client (playo
 ``default``, ``model`` or ``model_sample`` for the opponents, ``/SELF`` for its own moves; BUDGET
 playouts per decision, or seconds as ``0.5s``); ``tcp:SPEC``
 our ``blokuszero-uecda`` client playing SPEC, started as a process and connected over TCP;
-``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in). TCP
+``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in; a leading
+``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
 points per game with a 95% interval and writes the official game record.
 """
@@ -17,7 +18,6 @@ points per game with a 95% interval and writes the official game record.
 from __future__ import annotations
 
 import argparse
-import shlex
 import subprocess
 import sys
 import time
@@ -28,6 +28,7 @@ from tqdm import tqdm
 from blokuszero.games.daihinmin import Rules
 from blokuszero.games.daihinmin.match import MatchSettings
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
+from blokuszero.players.gtp_player import engine_argv
 from blokuszero.players.daihinmin_mc import make_client
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                            str(port), "-n", f"{spec[4:].split(':')[0]}{number}", "--player",
                            spec[4:], "--seed", str(seed + number)]
             elif spec.startswith("cmd:"):
-                command = shlex.split(spec[4:].format(host=host, port=port))
+                command = engine_argv(spec[4:].format(host=host, port=port))
             else:
                 parser.error(f"unknown player {spec!r}: default, mc..., tcp:SPEC or cmd:COMMAND")
             processes.append(subprocess.Popen(command))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -180,3 +181,24 @@ def test_match_script_with_tcp_client_processes(tmp_path, capsys):
     record = read_log(log)
     assert record.names[1] == "default1" and len(record.games) == 4
     assert replay_record(record, DefaultClient).ok
+
+
+def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, capsys, monkeypatch):
+    # README's `cmd:python -m blokuszero.engines.uecda ...` from a shell whose `python` is another
+    # interpreter (no virtual environment activated): the client must still run on this one.
+    import importlib.util
+    from pathlib import Path
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python").write_text("#!/bin/sh\necho 'not the interpreter with the package' >&2\nexit 3\n")
+    (fake / "python").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
+    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--games", "2", "--seed", "6", "--players",
+                        "default,default,default,default,cmd:python -m blokuszero.engines.uecda "
+                        "-h {host} -p {port} -n cmd4"]) == 0
+    assert "player 4 cmd4" in capsys.readouterr().out

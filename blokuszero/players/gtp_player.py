@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 
 from ..games.base import Game, State
 from ..protocols.gtp import GtpClient, GtpError
@@ -15,10 +16,14 @@ GAMES = ("blokus", "go")
 
 
 def engine_argv(command: str) -> list[str]:
-    """``command`` split into words; a program found only in /usr/games (where Debian installs
-    GNU Go, not always on PATH) gets that directory."""
+    """``command`` split into words, as an engine's program to start. ``python`` or ``python3``
+    is this process's interpreter (the one that has this package: a bare ``python`` on PATH may be
+    another, e.g. when a virtual environment is not activated); a program found only in /usr/games
+    (where Debian installs GNU Go, not always on PATH) gets that directory."""
     argv = shlex.split(command)
-    if argv and shutil.which(argv[0]) is None and shutil.which(f"/usr/games/{argv[0]}"):
+    if argv and argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    elif argv and shutil.which(argv[0]) is None and shutil.which(f"/usr/games/{argv[0]}"):
         argv[0] = f"/usr/games/{argv[0]}"
     return argv
 
