@@ -5,7 +5,13 @@ shrink its budget (later options and Hydra overrides win), what it reads on stan
 what to prepare (a checkpoint it names). A README command missing from the table, or an entry
 README no longer has, fails ``test_every_readme_command_has_a_way_to_run``. The commands run in
 README's order in one scratch directory, as a user's clone would see them (the ladder reads the
-evaluations before it). README's Python blocks run too.
+evaluations before it). A server command (the GGP player) is started, must answer a request, and
+is stopped; a command that needs servers (a GGP match) gets them started first, on free ports
+written in place of README's. README's Python blocks run too.
+
+The commands marked slow run in CI after the default suite (``.ci/run``: ``-m slow
+tests/test_readme.py``); README's two set-up commands are run by ``.ci/run`` itself, in a fresh
+virtual environment.
 """
 
 from __future__ import annotations
@@ -14,8 +20,11 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,13 +49,17 @@ class Run:
     skip: str | None = None  # why it cannot run here, if it cannot
     needs: str | None = None  # a program that must be installed (else skipped)
     slow: bool = True
+    serves: bool = False  # a server until stopped: started, asked for GGP's (info), stopped
+    servers: tuple[str, ...] = ()  # GGP players to start before it
+    ports: tuple[int, ...] = ()  # README's port numbers, replaced by free ones in it and its servers
 
 
+SETUP = "README's set-up commands: .ci/run runs both, as written, in a fresh virtual environment"
 COMMANDS: dict[str, Run] = {
-    "pip install torch==2.13.0 -e .": Run(skip="installs packages: this environment is that install"),
+    "pip install torch==2.13.0 -e .": Run(skip=SETUP),
     "python train.py": Run(tuple(TINY_TRAIN)),
-    "pip install torch==2.13.0 -e '.[test]'": Run(skip="installs packages: this environment is that install"),
-    "python -m pytest -q": Run(skip="the test suite itself"),
+    "pip install torch==2.13.0 -e '.[test]'": Run(skip=SETUP),
+    "python -m pytest -q": Run(skip=SETUP),
     # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
     "python train.py hardware=gpu8 experiment=paper": Run((
         *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
@@ -96,7 +109,8 @@ COMMANDS: dict[str, Run] = {
     "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
     "python scripts/daihinmin_replay.py match.log match2.log": Run(),
     "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
-        Run(skip="joins an outside UECda server (the TCP tests and the match above run this client)"),
+        Run(skip="joins a UECda server elsewhere, which no test can reach; the match above runs this "
+                 "client against our server over TCP (and tests/test_daihinmin_tcp.py)"),
     "python scripts/bench_daihinmin.py": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
     "python scripts/daihinmin_match.py --games 1000 --players mc:random:100,default,default,default,default":
         Run(("--games", "2", "--seed", "3", "--players", "mc:random:5,default,default,default,default")),
@@ -105,11 +119,12 @@ COMMANDS: dict[str, Run] = {
                     "mc:random:5,mc:default:5,mc:model:5,default,default")),
     "python scripts/daihinmin_opponent_models.py --json --curve curve.png match.log": Run(),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
-    "blokuszero-ggp-player --port 9147": Run(
-        skip="a server that runs until stopped: tests/test_ggp_http.py serves it over HTTP"),
+    "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "
     "--start-clock 10 --play-clock 5 --matches 4 --rotate --out runs/ggp": Run(
-        skip="needs two players serving at those URLs: tests/test_ggp_http.py plays a whole match through it"),
+        ("--matches", "1", "--play-clock", "2"), ports=(9147, 9148), needs="blokuszero-ggp-player",
+        servers=("blokuszero-ggp-player --port 9147 --simulations 20",
+                 "blokuszero-ggp-player --port 9148 --simulations 20")),
     "python scripts/bench_ggp.py --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python scripts/ggp_policy_learning.py --game tictactoe": Run((
         "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
@@ -168,6 +183,44 @@ def _make_checkpoint(path: Path) -> None:
     save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv").state_dict(), config)
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _argv(command: str, extra: tuple[str, ...], ports: dict[int, int]) -> list[str]:
+    argv = shlex.split(command) + list(extra)
+    for old, new in ports.items():
+        argv = [word.replace(str(old), str(new)) for word in argv]
+    if argv[0] == "python":
+        argv[0] = sys.executable
+    return argv
+
+
+def _ggp_info(port: int, process: subprocess.Popen, seconds: float = 60) -> str:
+    """The answer of the GGP player on ``port`` to ``(info)``, once it listens."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=b"(info)", headers={"Content-Type": "text/acl"})
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.read().decode()
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"no GGP player answered on port {port} (exit code {process.poll()})")
+            time.sleep(0.2)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @pytest.mark.parametrize("command", [pytest.param(c, marks=[pytest.mark.slow] if r.slow else [])
                                      for c, r in COMMANDS.items()])
 def test_readme_command_runs(command, clone):
@@ -175,14 +228,31 @@ def test_readme_command_runs(command, clone):
     if run.skip:
         pytest.skip(run.skip)
     if run.needs and shutil.which(run.needs) is None:
-        pytest.skip(f"{run.needs} is not installed")
+        pytest.skip(f"{run.needs} is not installed (pip install -e . installs it)")
     for path in run.checkpoints:
         _make_checkpoint(clone / path)
-    argv = shlex.split(command) + list(run.extra)
-    if argv[0] == "python":
-        argv[0] = sys.executable
+    ports = {port: _free_port() for port in run.ports}
+    argv = _argv(command, run.extra, ports)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run(argv, cwd=clone, input=run.stdin, capture_output=True, text=True, env=env, timeout=600)
+    servers = [subprocess.Popen(_argv(server, (), ports), cwd=clone, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) for server in run.servers]
+    try:
+        for server, port in zip(servers, ports.values()):
+            _ggp_info(port, server)
+        if run.serves:
+            process = subprocess.Popen(argv, cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
+            try:
+                assert "status available" in _ggp_info(next(iter(ports.values())), process)
+            finally:
+                _stop(process)
+            assert "Traceback" not in process.stderr.read()
+            return
+        done = subprocess.run(argv, cwd=clone, input=run.stdin, capture_output=True, text=True, env=env,
+                              timeout=600)
+    finally:
+        for server in servers:
+            _stop(server)
     assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     if run.stdin:  # a GTP session: every command answered with success
