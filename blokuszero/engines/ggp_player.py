@@ -2,14 +2,18 @@
 
 ``blokuszero-ggp-player --port 9147`` serves on 127.0.0.1 (``--host`` to change). Each match
 compiles its rules at ``start``; each ``play`` applies the previous joint move, then searches
-(UCT with uniform, MAST or NST playouts) in a worker thread for the play clock minus a
-safety margin; if the search has not answered by then, a legal move is sent anyway (the
+(UCT with uniform, MAST, NST or learned softmax playouts) in a worker thread for the play clock
+minus a safety margin; if the search has not answered by then, a legal move is sent anyway (the
 most recent search result cannot be late). A role with a single legal move answers at once.
-Malformed messages, unknown or finished matches and illegal moves get an ``(error ...)``
-reply and the player keeps serving.
+Malformed messages, unknown or finished matches and illegal moves get an ``(error ...)`` reply
+and the player keeps serving.
 
-Simultaneous-move states (two or more roles with a choice) are answered with a seeded random
-legal move until the search core has decoupled selection at joint nodes.
+Simultaneous-move states (two or more roles with a choice) are searched like the others: at a
+joint node each role draws its own action by Exp3 (decoupled selection,
+:mod:`blokuszero.search.simultaneous`), the joint action leads to the child, and the player
+answers its own role's most visited root action (``choose_action(state, role)``); the tree is
+kept across joint moves (``inform_joint``). The seeded random legal move is only the fallback
+when a search misses the clock or fails.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Players: anything that picks a move (searches, random, later networks and engines)."""
+"""Players: anything that picks a move: random, MCTS and depth-first searches, network players
+(kind ``alphazero``, built by :func:`make_player`), external GTP engines (gtp_player.py) and the
+Daihinmin Monte Carlo client (daihinmin_mc.py)."""
 
 from .base import Player, RandomPlayer
 from .factory import PRESETS, make_player, resolve_spec

@@ -1,10 +1,11 @@
-"""Line-based wire protocols (GTP now; UECda, GGP's HTTP bodies later): bytes in, text out, any locale.
+"""Line-based wire protocols (GTP's; UECda's tables are binary and GGP's HTTP bodies are read by
+the HTTP server): bytes in, text out, any locale.
 
-The rule every protocol of the project follows: read bytes and decode them as UTF-8 here, never
-through the locale's text layer (a C locale hides bad bytes as surrogates, a UTF-8 locale raises
-UnicodeDecodeError mid-loop); a line that is not valid UTF-8, or longer than ``max_bytes``, is
-handed to the protocol as a :class:`BadLine`, which it answers as a failed command, and the
-session goes on. Output is encoded as UTF-8 here too.
+The rule every text protocol of the project follows: read bytes and decode them as UTF-8 (here, for
+line protocols), never through the locale's text layer (a C locale hides bad bytes as surrogates, a
+UTF-8 locale raises UnicodeDecodeError mid-loop); a line that is not valid UTF-8, or longer than
+``max_bytes``, is handed to the protocol as a :class:`BadLine`, which it answers as a failed
+command, and the session goes on. Output is encoded as UTF-8 here too.
 """
 
 from __future__ import annotations
