@@ -265,3 +265,42 @@ def test_readme_python_blocks_run(block, tmp_path, monkeypatch):
     code = re.findall(r"```python\n(.*?)```", README, re.S)[block]
     monkeypatch.chdir(tmp_path)  # the tour writes game.blksgf
     exec(compile(code, f"README.md python block {block}", "exec"), {})
+
+
+def _dotted_names(text: str) -> list[str]:
+    """Every ``blokuszero.`` name in ``text``, ``{a,b}`` alternatives expanded, call parentheses cut."""
+    names = []
+    for name in re.findall(r"blokuszero(?:\.(?:\w+|\{[\w,]+\}))+", text):
+        expanded = [""]
+        for part in name.split("."):
+            options = part.strip("{}").split(",")
+            expanded = [f"{e}.{o}" if e else o for e in expanded for o in options]
+        names += expanded
+    return names
+
+
+def _resolves(name: str) -> bool:
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_module_readme_names_exists_and_moved_ones_are_gone():
+    moved = README.split("## Moved modules", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:3] for line in moved.splitlines() if line.startswith("| `")]
+    gone = {n for was, _ in rows for n in _dotted_names(was)}
+    named = set(_dotted_names(README))
+    assert gone and named - gone
+    assert [n for n in sorted(named - gone) if not _resolves(n)] == []
+    assert [n for n in sorted(gone) if _resolves(n)] == []
