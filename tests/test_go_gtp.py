@@ -284,18 +284,38 @@ def test_resigns_below_the_threshold_only():
         assert (len(e.history) == len(cross)) == resigns
 
 
+class FakeTimer:
+    """Seconds that pass only when read: each reading of the engine or its search moves ``tick`` on."""
+
+    def __init__(self, tick: float) -> None:
+        self.now, self.tick = 0.0, tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
 def test_clock_counts_its_own_time_without_time_left():
     # Two seconds each, no time_left ever: 20 moves a colour must fit (a budget taken from the
-    # full main time at every move, as before, spent 20 * 0.9 * 2 / 12 = 3 s).
-    e = engine(5, simulations=10**7)
+    # full main time at every move, as before, spent 20 * 0.9 * 2 / 12 = 3 s). On a fake timer,
+    # so the decision is tested, not the machine's load.
+    timer = FakeTimer(0.002)
+    e = GoGtpEngine(lambda game: make_player(game, {"preset": "go_rave", "simulations": 10**7}, 0), 5,
+                    timer=timer)
     ask(e, "time_settings 2 0 0")
     spent = [0.0, 0.0]
     for i in range(40):
-        started = time.perf_counter()
-        ask(e, f"genmove {'bw'[i % 2]}")
-        spent[i % 2] += time.perf_counter() - started
+        player = i % 2
+        budget = e.clock.budget(player, int((e.state.board() == 0).sum()))
+        started = timer.now + timer.tick  # the engine's first reading
+        ask(e, f"genmove {'bw'[player]}")
+        took = timer.now - started  # to its last
+        # The search ran to its budget and stopped at the first reading past it; the engine's
+        # readings before and after the search are the rest.
+        assert budget <= took <= budget + 3 * timer.tick + 1e-9, (i, budget, took)
+        spent[player] += took
+        assert e.clock.left[player] == (pytest.approx(2.0 - spent[player]), 0)
     assert max(spent) < 2.0, spent
-    assert all(0 <= e.clock.left[p][0] < 2.0 for p in (0, 1))
 
 
 def test_clock_spend_runs_through_byo_yomi_periods():

@@ -337,6 +337,21 @@ def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):
     assert outcome["step"] == 30 and outcome["games"] > 0
 
 
+def test_ray_workers_use_the_drivers_numba_cache_directory(ray_session):
+    # Workers import the package afresh: importing it keys numba's cache on the sources
+    # (blokuszero/numba_cache.py) before a worker decorates any kernel, as in the driver.
+    import blokuszero
+
+    @ray.remote
+    def cache_directory():
+        import blokuszero
+        import numba
+
+        return str(blokuszero.NUMBA_CACHE), numba.config.CACHE_DIR
+
+    assert ray.get(cache_directory.remote()) == (str(blokuszero.NUMBA_CACHE),) * 2
+
+
 def test_the_cpu_strong_preset_is_bounded_by_the_wall_clock():
     """`experiment=cpu_strong` (issue 17's 3-hour curve) loads, ends by its clock within 3 hours and
     keeps networks for the curve; its search is Gumbel's."""

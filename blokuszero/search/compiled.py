@@ -15,8 +15,8 @@ changed in place; when an expansion needs more rows than the tree has, the kerne
 that simulation changes anything and says how many it needs, and the caller grows the tree and
 calls again.
 
-numba caches the kernel with the game's kernels compiled into it, and checks only this file's
-date: after changing a game's numba code, delete ``search/__pycache__`` (and the game's own).
+numba caches the kernel with the game's kernels compiled into it; the cache directory is keyed on
+the whole package's sources (:mod:`blokuszero.numba_cache`), so a changed game kernel is compiled in.
 """
 
 from __future__ import annotations

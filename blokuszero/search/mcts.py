@@ -174,13 +174,18 @@ class MCTS:
     All randomness flows from ``rng``. ``shape`` overrides ``config.tree``; ``enhancements``
     run besides those the rule reads (and root noise when ``config.dirichlet_epsilon > 0``);
     ``sampler`` overrides where simulations start (default: the root itself, or with
-    ``config.determinized`` a determinization for the searching player).
+    ``config.determinized`` a determinization for the searching player). ``clock`` gives the
+    seconds ``config.time_limit`` is measured in (tests drive a fake one); a timed search reads
+    it once at its start and then before each simulation (each chunk of compiled simulations),
+    and stops at the first reading at or past its deadline.
     """
 
     def __init__(self, game: Game, config: MCTSConfig, rule: SelectionRule, evaluator: Evaluator,
                  rng: np.random.Generator | int | None = None, *, shape: TreeShape | None = None,
-                 enhancements: Sequence[Enhancement] = (), sampler: Sampler | None = None) -> None:
+                 enhancements: Sequence[Enhancement] = (), sampler: Sampler | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.game = game
+        self.clock = clock
         self.config = config
         self.rule = rule
         self.evaluator = evaluator
@@ -215,7 +220,7 @@ class MCTS:
         budget = self.config.simulations if simulations is None else simulations
         self.begin(state, player, budget)
         cfg = self.config
-        deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
+        deadline = None if cfg.time_limit is None else self.clock() + cfg.time_limit
         done = 0
         parts = compiled_parts(self, state)
         if parts is not None:
@@ -223,12 +228,12 @@ class MCTS:
             if deadline is None:
                 done = simulate(self, state, budget, parts, scratch)
             while deadline is not None and (budget < 1 or done < budget) and (
-                    time.perf_counter() < deadline):
+                    self.clock() < deadline):
                 chunk = TIMED_CHUNK if budget < 1 else min(TIMED_CHUNK, budget - done)
                 done += simulate(self, state, chunk, parts, scratch)
             return self.result(done)
         while (budget < 1 or done < budget) and (
-                deadline is None or time.perf_counter() < deadline):
+                deadline is None or self.clock() < deadline):
             leaf = self.select_leaf(state)
             self.complete(leaf, None if leaf.state is None else self._evaluate(leaf.state))
             done += 1

@@ -134,14 +134,15 @@ class GoGtpEngine(GtpEngine):
     ``genmove`` answers ``resign`` when the chosen move's win rate (its mean playout reward, in
     [0, 1]) is below ``resign_threshold`` after at least ``RESIGN_MIN_SIMULATIONS`` simulations
     (0: never resign). ``final_score`` and ``final_status_list`` judge dead stones from
-    ``score_playouts`` playouts (:mod:`blokuszero.games.go.scoring`).
+    ``score_playouts`` playouts (:mod:`blokuszero.games.go.scoring`). ``timer`` gives the seconds
+    the GTP clock counts, and the search's time limit is measured in them too (tests drive a fake one).
     """
 
     RESIGN_MIN_SIMULATIONS = 100  # fewer playouts are too noisy to give up on
 
     def __init__(self, make_player: Callable[[GoGame], Player], size: int = 9, komi: float = 6.5,
                  ko_rule: str = "simple", name: str = "BlokusZero-Go", resign_threshold: float = 0.0,
-                 score_playouts: int = 1000) -> None:
+                 score_playouts: int = 1000, timer: Callable[[], float] = time.perf_counter) -> None:
         if not 0 <= resign_threshold < 1:
             raise ValueError(f"resign_threshold must be in [0, 1), not {resign_threshold}")
         check_value("score_playouts", score_playouts, int, low=1)
@@ -150,6 +151,7 @@ class GoGtpEngine(GtpEngine):
         self.engine_name = name
         self.resign_threshold = resign_threshold
         self.score_playouts = score_playouts
+        self.timer = timer
         self.random_seed: int | None = None  # from set_random_seed; kept for every player built
         self.clock = Clock()
         super().__init__({
@@ -276,7 +278,7 @@ class GoGtpEngine(GtpEngine):
         whether it resigns). Counts the time it took on the clock."""
         expect_arguments(args, 1, usage)
         player = self._colour(args[0])
-        started = time.perf_counter()
+        started = self.timer()
         state = self.state.clone()
         try:
             if state.current_player() != player:
@@ -286,16 +288,17 @@ class GoGtpEngine(GtpEngine):
         mcts = getattr(self.player, "mcts", None)
         budget = self.clock.budget(player, int((state.board() == 0).sum()))
         if mcts is not None:
-            base = mcts.config
+            base, clock = mcts.config, mcts.clock
             if budget is not None:
                 mcts.config = dataclasses.replace(base, time_limit=min(budget, base.time_limit or budget))
+            mcts.clock = self.timer  # the budget is in the GTP clock's seconds
             try:
                 action = self.player.choose_action(state)
             finally:
-                mcts.config = base
+                mcts.config, mcts.clock = base, clock
         else:
             action = self.player.choose_action(state)
-        self.clock.spend(player, time.perf_counter() - started)
+        self.clock.spend(player, self.timer() - started)
         return player, action, self._hopeless(player, action)
 
     def _hopeless(self, player: int, action: int) -> bool:
