@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -92,8 +93,6 @@ def _prune(parent: Path, keep: Path) -> None:
         name = entry.name
         if (entry != keep and len(name) == NAME_DIGITS and all(c in "0123456789abcdef" for c in name)
                 and entry.is_dir() and entry.stat().st_mtime < old):
-            import shutil
-
             shutil.rmtree(entry, ignore_errors=True)
 
 
