@@ -7,11 +7,13 @@ torn or damaged and is reported and skipped, never loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -93,13 +95,60 @@ def load_network(path: str | Path):
 
 
 def save_network(directory: str | Path, step: int, model_name: str, weights: dict,
-                 config: str | None = None, keep: int = 10**9, model_config: dict | None = None) -> Path:
+                 config: str | None = None, keep: int = 10**9, model_config: dict | None = None,
+                 init_from: Mapping[str, Any] | None = None) -> Path:
     """A checkpoint holding only a network (what players load): no optimiser, counters or
     generator states. The evaluator keeps one per evaluated step; tests make them too.
-    ``model_config``: the network's shape, so that it loads even if its named size changes."""
+    ``model_config``: the network's shape, so that it loads even if its named size changes;
+    ``init_from``: the network its run started from (:func:`start_weights`' lineage)."""
     payload = {"learner": {"model": weights, "step": step}, "model_name": model_name}
     if model_config is not None:
         payload["model_config"] = model_config
     if config is not None:
         payload["config"] = config  # the run's resolved config, as JSON
+    if init_from is not None:
+        payload["init_from"] = dict(init_from)
     return save_checkpoint(directory, step, payload, keep)
+
+
+def digest(path: str | Path) -> str:
+    """The sha256 of a checkpoint file, as its ``.sha256`` file holds it (after
+    :func:`load_checkpoint` has verified the two agree)."""
+    return Path(path).with_suffix(".sha256").read_text().strip()
+
+
+def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
+    """The weights of the network in ``path`` (a training checkpoint or a network-only file,
+    read through :func:`load_checkpoint`, so its digest is checked) for a new run whose network
+    has ``shape`` (a :class:`~.model.ModelConfig` as a dict), and its lineage: ``path``, its
+    ``sha256``, the ``step`` and ``model_name`` it was saved with, and the network it started
+    from in turn (``init_from``), if any. ValueError saying why it cannot serve."""
+    from .model import ModelConfig, PolicyValueNet
+
+    state = load_checkpoint(path)
+    try:
+        weights, step = state["learner"]["model"], int(state["learner"]["step"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"checkpoint {path} holds no network (no learner.model and step)") from None
+    stored = state.get("model_config")
+    if stored is not None:
+        try:
+            stored = dataclasses.asdict(ModelConfig(**stored))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"checkpoint {path} stores a network shape this code cannot build: {err}") from None
+        differ = [f"{k} {stored.get(k)} (run: {shape.get(k)})" for k in sorted(set(stored) | set(shape))
+                  if stored.get(k) != shape.get(k)]
+        if differ:
+            raise ValueError(f"checkpoint {path} holds a {state.get('model_name')} network of another "
+                             f"shape than this run's model: {', '.join(differ)}")
+    try:
+        PolicyValueNet(ModelConfig(**shape)).load_state_dict(weights)
+    except RuntimeError as err:
+        first = str(err).strip().splitlines()
+        raise ValueError(f"checkpoint {path}'s network does not fit this run's model: "
+                         f"{' '.join(line.strip() for line in first[:3])}") from None
+    lineage = {"path": str(path), "sha256": digest(path), "step": step,
+               "model_name": state.get("model_name")}
+    if state.get("init_from") is not None:
+        lineage["init_from"] = state["init_from"]
+    return weights, lineage

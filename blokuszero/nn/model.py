@@ -217,10 +217,16 @@ class PolicyValueNet(nn.Module):
         return logits, values, predicted
 
 
-def build_model(name: str, game: str = "blokus", **overrides) -> PolicyValueNet:
-    """A freshly initialised network of the named size for ``game`` (a registry name), with
-    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", policy_head="conv")``)."""
+def model_config(name: str, game: str = "blokus", **overrides) -> ModelConfig:
+    """The shape :func:`build_model` gives a network of the named size for ``game``, without
+    building it (e.g. to compare with a stored network's ``model_config``)."""
     if name not in MODEL_SIZES:
         raise ValueError(f"unknown model size {name!r}; known sizes: {', '.join(MODEL_SIZES)}")
     sizes = {"input_planes": None, "board_size": None, "num_actions": None, "num_players": None}
-    return PolicyValueNet(dataclasses.replace(MODEL_SIZES[name], game=game, **{**sizes, **overrides}))
+    return dataclasses.replace(MODEL_SIZES[name], game=game, **{**sizes, **overrides})
+
+
+def build_model(name: str, game: str = "blokus", **overrides) -> PolicyValueNet:
+    """A freshly initialised network of the named size for ``game`` (a registry name), with
+    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", policy_head="conv")``)."""
+    return PolicyValueNet(model_config(name, game, **overrides))

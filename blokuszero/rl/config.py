@@ -12,6 +12,7 @@ The defaults are SPEC §3's (the paper's run); the CPU default's values are in t
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -144,6 +145,12 @@ class ScheduleSettings(Settings):
     curve_every_minutes: float = setting(0.0, low=0)
     keep_checkpoints: int = setting(3, low=1)  # newest checkpoints kept
     log_every: int = setting(50, low=1)  # steps between TensorBoard points
+    # A network a new run starts from instead of a random one (a training checkpoint or a
+    # network-only file such as checkpoints/blokus_b2c32conv_gumbel.pt, digest checked, of the
+    # run's model shape): its weights only, the optimiser fresh, step 0. Its path and sha256 go
+    # into config.json and every checkpoint. A run resuming from its own checkpoint ignores it.
+    # None: the network is initialised from `seed`.
+    init_from: str | None = setting(None)
 
 
 @dataclass(frozen=True)
@@ -201,6 +208,21 @@ class RunConfig(Settings):
     name: str = setting("cpu-default")  # run name; the run directory is runs/<name>
     run_dir: str = setting("runs/cpu-default")  # checkpoints, buffer, TensorBoard events, config
     progress: bool = setting(True)  # progress bar on the console
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.train.init_from is not None:
+            from ..nn.checkpoint import start_weights
+
+            _accepted_by(lambda path: start_weights(path, self.network_shape()), "train.init_from",
+                         self.train.init_from, "cannot start this run")
+
+    def network_shape(self) -> dict[str, Any]:
+        """The shape of the run's network (a ModelConfig as a dict), as the trainer builds it."""
+        from ..nn.model import model_config
+
+        return dataclasses.asdict(model_config(self.model.name, self.game.name,
+                                               score_head=self.train.score_weight > 0))
 
 
 def load_run_config(config: Mapping[str, Any]) -> RunConfig:

@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from ..cluster import start_ray
 from ..files import write_atomic
-from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network
+from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
 from ..games.registry import make_encoder
 from ..nn.model import ModelConfig, build_model
 from ..provenance import source
@@ -107,6 +107,9 @@ class Trainer:
                          "seconds": 0.0, "curve_points": 0}
         self._clock_start = _clock()
         self.games_by_node: dict[str, int] = {}  # this start's self-play games by Ray node id
+        # The network the run started from (train.init_from's path and sha256), None for a
+        # random one: stored in config.json and every checkpoint, so its lineage can be traced.
+        self.init_from: dict[str, Any] | None = None
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
@@ -114,6 +117,12 @@ class Trainer:
             if self.learner.step >= self.schedule.total_steps or self.out_of_time():
                 self.finished = self._finished_summary()
                 return
+        elif self.schedule.init_from is not None:
+            weights, self.init_from = start_weights(self.schedule.init_from, self.model_config)
+            self.learner.model.load_state_dict(weights)  # only the weights: optimiser fresh, step 0
+            self.say(f"starting from the network in {self.schedule.init_from} (sha256 "
+                     f"{self.init_from['sha256'][:16]}, its step {self.init_from['step']}): its weights, "
+                     f"a fresh optimiser, step 0")
         self._archive_config()
         self._owns_ray = start_ray(hw.ray_address, hw.num_cpus)
         # The buffer and the evaluator write into the run directory, which is on this machine:
@@ -159,7 +168,13 @@ class Trainer:
         self.counters = {"seconds": 0.0, "curve_points": 0, **state["counters"]}  # older ones lack two
         self._clock_start = _clock()
         torch.set_rng_state(state["rng"]["torch"])
+        self.init_from = state.get("init_from")  # the run's own lineage, whatever the setting says now
         self.say(f"resumed from {path.name}: step {self.learner.step}, {self.counters['games']} games played")
+        if self.schedule.init_from is not None:
+            started = (f"it started from {self.init_from['path']} (sha256 {self.init_from['sha256'][:16]})"
+                       if self.init_from else "it started from a random network")
+            self.say(f"train.init_from={self.schedule.init_from} is ignored: the run resumes from its "
+                     f"own checkpoint ({started})")
         if "config" in state:
             changes = config_changes(json.loads(state["config"]), self.config)
             if changes:
@@ -183,7 +198,7 @@ class Trainer:
     def _archive_config(self) -> None:
         """``config.json`` is this start's config; ``configs/`` keeps every start's."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        record = json.dumps({"config": self.config, "source": source(),
+        record = json.dumps({"config": self.config, "source": source(), "init_from": self.init_from,
                              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "step": self.learner.step,
                              "pid": os.getpid()}, indent=2)
         archive = self.run_dir / "configs"
@@ -295,6 +310,8 @@ class Trainer:
                    "model_name": self.model_name,
                    "model_config": self.model_config,
                    "config": json.dumps(self.config)}
+        if self.init_from is not None:
+            payload["init_from"] = self.init_from
         path = save_checkpoint(self.run_dir / "checkpoints", self.learner.step, payload,
                                self.schedule.keep_checkpoints)
         self._evaluate_new_checkpoint()
@@ -311,7 +328,8 @@ class Trainer:
         due = int(self.elapsed() // (60 * every))
         if due > self.counters["curve_points"] or last:
             save_network(self.run_dir / "curve" / "checkpoints", self.learner.step, self.model_name,
-                         self.learner.weights(), json.dumps(self.config), model_config=self.model_config)
+                         self.learner.weights(), json.dumps(self.config), model_config=self.model_config,
+                         init_from=self.init_from)
             self.counters["curve_points"] = max(due, self.counters["curve_points"])
             self.say(f"kept the network of step {self.learner.step} for the curve "
                      f"({self.elapsed() / 60:.1f} minutes)")
@@ -330,7 +348,7 @@ class Trainer:
             # Its own copy of the network: the training checkpoints rotate away.
             path = save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
                                 self.learner.weights(), json.dumps(self.config),
-                                model_config=self.model_config)
+                                model_config=self.model_config, init_from=self.init_from)
             self._evaluating = self.evaluator.evaluate.remote(str(path), step)
             self._evaluated_step = step
 
