@@ -76,6 +76,12 @@ COMMANDS: dict[str, Run] = {
     "gumbel: true}'":
         Run(("games=1", "players.trained.simulations=2", "players.untrained.simulations=2", "out_dir=arena1", *MATCH),
             checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
+    "python train.py experiment=cpu_strong name=next train.init_from=checkpoints/blokus_b2c32conv_gumbel.pt": Run((
+        *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
+        checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
+    # Against the run's own last curve network (same weights, same search): one game never ships.
+    "python scripts/gate.py candidate=runs/next shipped=checkpoints/blokus_b2c32conv_gumbel.pt ship=true": Run((
+        "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
     "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
         Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
     "python scripts/arena.py games=100 'seats=[brs,random,random,random]' '+players.brs={preset: brs, node_limit: 1000}'":
