@@ -127,3 +127,23 @@ def test_a_network_without_a_stored_shape_is_checked_by_its_weights(tmp_path):
     fits = save_network(tmp_path / "ok", 1, "b2c32conv", build_model("b2c32conv").state_dict())
     Trainer(tiny_config(tmp_path / "run", f"train.init_from={fits}"), tmp_path / "run")
     assert latest_checkpoint(tmp_path / "run" / "checkpoints") is None
+
+
+def test_step_0_of_a_run_started_from_a_network_is_that_network(tmp_path):
+    """evaluate.py untrained=true: a run with train.init_from started from that file, not from a
+    random network; one whose file now holds another network (a gate shipped over it) is refused."""
+    from blokuszero.match.evaluation import candidates
+
+    source = network(tmp_path / "a", seed=1)
+    lineage = {"path": str(source), "sha256": digest(source), "step": 7, "model_name": "b2c32conv"}
+    config = json.dumps(tiny_config(tmp_path / "run", f"train.init_from={source}"))
+    torch.manual_seed(3)
+    save_network(tmp_path / "run" / "checkpoints", 10, "b2c32conv", build_model("b2c32conv").state_dict(), config,
+                 init_from=lineage)
+    found = candidates(tmp_path / "run", include_untrained=True)
+    assert [(c.step, c.spec["checkpoint"]) for c in found] == [
+        (0, str(source)), (10, str(tmp_path / "run" / "checkpoints" / "ckpt_000000010.pt"))]
+    network(tmp_path / "a", seed=2)  # the same file name, another network
+    with pytest.raises(ValueError, match=r"the run started from .*ckpt_000000007.pt \(sha256 \w+\), which holds "
+                                         r"another network now"):
+        candidates(tmp_path / "run", include_untrained=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..files import write_atomic
 from ..games.registry import make_game
-from ..nn.checkpoint import checkpoint_paths, load_checkpoint
+from ..nn.checkpoint import checkpoint_paths, digest, load_checkpoint
 from ..players.factory import TRAINED_SEARCH, resolve_spec
 from .arena import Match, load_records, run_match
 from .ladder import checkpoint_run, describe
@@ -30,7 +30,8 @@ OPPONENT = "opponent"
 
 @dataclass(frozen=True)
 class Candidate:
-    """A network to evaluate: a checkpoint, or the untrained network a run started from (step 0)."""
+    """A network to evaluate: a checkpoint, or the network a run started from (step 0): untrained,
+    or the ``train.init_from`` network."""
 
     step: int
     label: str  # names the player in results and the ladder, e.g. "cpu-default@1500"
@@ -62,7 +63,7 @@ def candidates(where: str | Path, include_untrained: bool = False,
     """The networks to evaluate, by training step. A checkpoint that fails its digest or cannot
     be read is reported and skipped; ValueError if none is left."""
     out: dict[str, Candidate] = {}
-    run_config = None
+    run_config = lineage = None
     for path in find_checkpoints(where):
         try:
             state = load_checkpoint(path)
@@ -73,14 +74,18 @@ def candidates(where: str | Path, include_untrained: bool = False,
         label = f"{checkpoint_run(path)}@{step}"
         out[label] = Candidate(step, label, {"checkpoint": str(path)})
         run_config = run_config or (json.loads(state["config"]) if "config" in state else None)
+        lineage = lineage or state.get("init_from")
     if not out:
         raise ValueError(f"none of the checkpoints in {where} could be read")
     if include_untrained:
+        first = min(out.values(), key=lambda c: c.step)
+        label = f"{first.label.rsplit('@', 1)[0]}@0"
+        if lineage is not None:  # the run started from a network (train.init_from), not a random one
+            out[label] = Candidate(0, label, {"checkpoint": _start_network(lineage)})
+            return sorted(out.values(), key=lambda c: c.step)
         if run_config is None:
             raise ValueError(f"the checkpoints in {where} do not record their run's config, so "
                              f"the untrained network cannot be rebuilt")
-        first = min(out.values(), key=lambda c: c.step)
-        label = f"{first.label.rsplit('@', 1)[0]}@0"
         # A run initialises its network from torch seed `seed` (rl/trainer.py); so does this. It
         # searches as the run's checkpoints do (read from their files), so that step 0 differs
         # from the later points by its weights only.
@@ -89,6 +94,20 @@ def candidates(where: str | Path, include_untrained: bool = False,
                                           "init_seed": int(run_config["seed"])},
                                {k: search[k] for k in TRAINED_SEARCH if k in search})
     return sorted(out.values(), key=lambda c: c.step)
+
+
+def _start_network(lineage: Mapping[str, Any]) -> str:
+    """The file of the network a run started from (its checkpoints' ``init_from``), if it still
+    holds that network; ValueError otherwise (a gate may have shipped another over it)."""
+    path = lineage["path"]
+    try:
+        load_checkpoint(path)
+    except ValueError as err:
+        raise ValueError(f"the run started from {path} (train.init_from), which cannot be read now: {err}") from None
+    if digest(path) != lineage["sha256"]:
+        raise ValueError(f"the run started from {path} (sha256 {lineage['sha256'][:16]}), which holds "
+                         f"another network now (sha256 {digest(path)[:16]}); evaluate without untrained=true")
+    return str(path)
 
 
 def evaluation_match(candidate: Candidate, network: Mapping[str, Any], opponent: Mapping[str, Any],
