@@ -63,8 +63,8 @@ COMMANDS: dict[str, Run] = {
     # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
     "python train.py hardware=gpu8 experiment=paper": Run((
         *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
-        "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.actors=1", "hardware.threads_per_actor=1",
-        "eval.enabled=false")),
+        "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.learner_gpus=0", "hardware.actors=1",
+        "hardware.threads_per_actor=1", "eval.enabled=false")),
     "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
     "python train.py experiment=cpu_strong": Run(tuple(TINY_TRAIN)),  # keeps its curve's last network
     "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "

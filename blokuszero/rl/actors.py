@@ -54,7 +54,29 @@ class SelfPlayWorker:
         out["last_game"] = stats.last_game
         out["version"] = version
         out["node"] = ray.get_runtime_context().get_node_id()
+        out["gpu_peak_bytes"] = _gpu_peak_bytes(self.evaluator.device)
         return out
+
+    def placement(self) -> dict:
+        """Where Ray put this actor: its node, the GPU ids and resources Ray assigned it, its
+        torch threads and its network's device."""
+        context = ray.get_runtime_context()
+        return {"node": context.get_node_id(), "gpu_ids": [str(i) for i in ray.get_gpu_ids()],
+                "resources": context.get_assigned_resources(), "threads": torch.get_num_threads(),
+                "device": str(self.evaluator.device)}
+
+
+def _gpu_peak_bytes(device: torch.device) -> int:
+    """The most memory this process's CUDA allocator has held on ``device`` (0 off CUDA)."""
+    return int(torch.cuda.max_memory_reserved(device)) if device.type == "cuda" else 0
+
+
+class GpuReservation:
+    """Holds a Ray GPU share for the learner, which trains in the driver process (not in a Ray
+    worker): while this actor lives, Ray places no other actor on that share."""
+
+    def gpu_ids(self) -> list[str]:
+        return [str(i) for i in ray.get_gpu_ids()]
 
 
 class BufferActor(ReplayBuffer):
@@ -84,3 +106,4 @@ class BufferActor(ReplayBuffer):
 
 RemoteSelfPlayWorker = ray.remote(max_restarts=-1, max_task_retries=-1)(SelfPlayWorker)
 RemoteBuffer = ray.remote(BufferActor)
+RemoteGpuReservation = ray.remote(num_cpus=0)(GpuReservation)

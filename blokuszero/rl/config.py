@@ -165,6 +165,10 @@ class HardwareSettings(Settings):
     half: bool = setting(False)  # float16 inference on CUDA
     cache_size: int = setting(0, low=0)  # evaluations cached per actor (transpositions)
     learner_device: str = setting("cpu", choices=DEVICES)  # where the learner (in the driver) trains
+    # Ray GPU share the learner reserves on the driver's node before the actors are placed, so that
+    # no actor shares its GPU; with learner_device cuda it trains on the GPU Ray assigned (0: no
+    # reservation, "cuda" is the driver's current device, which actors may share).
+    learner_gpus: float = setting(0.0, low=0)
     learner_threads: int = setting(0, low=0)  # torch threads of the learner (0: torch's default)
 
 

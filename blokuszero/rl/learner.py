@@ -27,6 +27,16 @@ class Learner:
                                          momentum=settings.momentum, weight_decay=settings.weight_decay)
         self.step = 0
 
+    def to(self, device: str | torch.device) -> Learner:
+        """Move the model and the optimiser's state (momentum) to ``device``."""
+        self.device = torch.device(device)
+        self.model.to(self.device)
+        for state in self.optimizer.state.values():
+            for key, value in state.items():
+                if torch.is_tensor(value):
+                    state[key] = value.to(self.device)
+        return self
+
     def learning_rate(self, step: int) -> float:
         """The rate used for update number ``step`` (1-based)."""
         s = self.settings

@@ -37,7 +37,7 @@ from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, st
 from ..games.registry import make_encoder
 from ..nn.model import ModelConfig, build_model
 from ..provenance import source
-from .actors import RemoteBuffer, RemoteSelfPlayWorker
+from .actors import RemoteBuffer, RemoteGpuReservation, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
 from .evaluation import RemoteEvaluator
 from .learner import Learner
@@ -46,6 +46,24 @@ from .schedules import SCHEDULES
 from .selfplay import SelfPlaySettings
 
 _clock = time.monotonic  # the run's wall clock (tests may speed it up)
+
+
+def cuda_index(gpu_id: str, visible: str | None = None) -> int:
+    """This process's CUDA device index of the GPU that Ray calls ``gpu_id`` on this node.
+
+    Ray numbers a node's GPUs as its raylet saw them: the entries of ``CUDA_VISIBLE_DEVICES``
+    when that was set, else 0, 1, ... The driver is no Ray worker, so Ray does not narrow its
+    ``CUDA_VISIBLE_DEVICES``: torch's index is the id's position in that list (``visible``,
+    read from the environment by default), or the id itself when it is unset."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES") if visible is None else visible
+    if not visible:
+        return int(gpu_id)
+    listed = [v.strip() for v in visible.split(",")]
+    if str(gpu_id) not in listed:
+        raise ValueError(f"Ray gave the learner GPU {gpu_id}, which this process does not see "
+                         f"(CUDA_VISIBLE_DEVICES={visible}); start Ray and train.py with the same "
+                         f"CUDA_VISIBLE_DEVICES")
+    return listed.index(str(gpu_id))
 
 
 def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -97,8 +115,10 @@ class Trainer:
             torch.set_num_threads(hw.learner_threads)
         torch.manual_seed(self.seed)
         weight = self.schedule.score_weight
+        # Built on the CPU (a checkpoint loads there); moved to its device once Ray has given
+        # it a GPU (see _place_learner).
         self.learner = Learner(build_model(self.model_name, self.game, score_head=weight > 0),
-                               self.learner_settings, hw.learner_device, score_weight=weight)
+                               self.learner_settings, "cpu", score_weight=weight)
         # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
         self.model_config = dataclasses.asdict(self.learner.model.config)
         # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
@@ -110,6 +130,7 @@ class Trainer:
         # The network the run started from (train.init_from's path and sha256), None for a
         # random one: stored in config.json and every checkpoint, so its lineage can be traced.
         self.init_from: dict[str, Any] | None = None
+        self.actor_gpu_peak = 0  # the most GPU memory (bytes) one actor's allocator held, this start
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
@@ -128,6 +149,13 @@ class Trainer:
         # The buffer and the evaluator write into the run directory, which is on this machine:
         # on a cluster they must run on this node (and so survive the loss of any other node).
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        try:
+            self._check_gpus()
+            self._place_learner(here)  # before the actors, so that none of them shares its GPU
+        except ValueError:
+            if self._owns_ray:
+                ray.shutdown()
+            raise
         self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
@@ -150,6 +178,42 @@ class Trainer:
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
                 {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
         self.publish()
+
+    def _check_gpus(self) -> None:
+        """Refuse a layout that asks Ray for more GPUs than its cluster has (its actors would
+        wait for them for ever)."""
+        hw, ev = self.hardware, self.eval_settings
+        parts = {f"{hw.actors} actors x hardware.gpus_per_actor={hw.gpus_per_actor:g}": hw.actors * hw.gpus_per_actor,
+                 f"hardware.learner_gpus={hw.learner_gpus:g}": hw.learner_gpus,
+                 f"eval.num_gpus={ev.num_gpus:g}": ev.num_gpus if ev.enabled else 0.0}
+        need = sum(parts.values())
+        have = ray.cluster_resources().get("GPU", 0.0)
+        if need > have + 1e-9:
+            raise ValueError(f"the hardware settings ask Ray for {need:g} GPUs ("
+                             + " + ".join(k for k, v in parts.items() if v) + f"), but its cluster "
+                             f"has {have:g}; choose settings for this machine (hardware=cpu, or "
+                             f"hardware.actors / gpus_per_actor / learner_gpus)")
+
+    def _place_learner(self, here) -> None:
+        """Reserve ``hardware.learner_gpus`` of a GPU on this node for the learner (it trains in
+        this process, which Ray does not place) and move it to its device: the GPU Ray assigned
+        when ``learner_device`` is cuda. Sets :attr:`learner_gpu_ids` (the ids Ray gave the
+        reservation; empty without one)."""
+        hw = self.hardware
+        self.learner_reservation, self.learner_gpu_ids = None, []
+        device = hw.learner_device
+        if hw.learner_gpus > 0:
+            self.learner_reservation = RemoteGpuReservation.options(
+                num_gpus=hw.learner_gpus, scheduling_strategy=here).remote()
+            try:
+                self.learner_gpu_ids = ray.get(self.learner_reservation.gpu_ids.remote(), timeout=120)
+            except ray.exceptions.GetTimeoutError:
+                raise ValueError(f"Ray could not reserve hardware.learner_gpus={hw.learner_gpus:g} "
+                                 f"GPU for the learner on this node within 120 s (the learner runs "
+                                 f"on the node train.py runs on)") from None
+            if device == "cuda":
+                device = f"cuda:{cuda_index(self.learner_gpu_ids[0])}"
+        self.learner.to(device)
 
     def _resume(self, path: Path, state: dict) -> dict:
         """Load the checkpoint ``state``; say which settings differ from its run's. Returns the
@@ -263,6 +327,7 @@ class Trainer:
     def record_selfplay(self, stats: dict) -> None:
         """Log a finished task; its games are in the buffer, which counts them."""
         self.games_by_node[stats["node"]] = self.games_by_node.get(stats["node"], 0) + stats["games"]
+        self.actor_gpu_peak = max(self.actor_gpu_peak, stats.get("gpu_peak_bytes", 0))
         self._count_from_buffer(report=False)
         self.metrics.selfplay(stats, self.learner.step, self.version)
 
@@ -388,11 +453,19 @@ class Trainer:
             self.checkpoint()
             self._finish_evaluations()
             info = self.buffer_info()
+            device = self.learner.device
+            learner_peak = int(torch.cuda.max_memory_reserved(device)) if device.type == "cuda" else 0
             summary = {"step": self.learner.step, **self.counters, "buffer_games": info["games"],
-                       "buffer_bytes": info["bytes"], "games_by_node": self.games_by_node}
+                       "buffer_bytes": info["bytes"], "games_by_node": self.games_by_node,
+                       "learner_device": str(device), "learner_gpu_ids": self.learner_gpu_ids,
+                       # this start's peaks of the CUDA allocators (0 off CUDA): the learner's,
+                       # and the largest of one actor's (from its finished tasks)
+                       "gpu_peak_bytes": {"learner": learner_peak, "actor": self.actor_gpu_peak}}
             write_atomic(self.run_dir / "summary.json", json.dumps(summary, indent=2))
             return summary
         finally:
             self.metrics.close()
             if self._owns_ray:
                 ray.shutdown()
+            elif self.learner_reservation is not None:  # Ray goes on: give the GPU share back
+                ray.kill(self.learner_reservation)
