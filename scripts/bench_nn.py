@@ -8,7 +8,7 @@ weights run eagerly, in channels-last memory format and through ``torch.compile`
 ``--rounds``. Usage::
 
     python scripts/bench_nn.py [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
-        [--seconds 3] [--device cpu|cuda] [--half] [--json out.json]
+        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--json out.json]
     python scripts/bench_nn.py --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
 """
 
@@ -44,10 +44,14 @@ def positions(count: int, seed: int = 0) -> list[BlokusState]:
     return [out[i] for i in rng.choice(len(out), size=min(count, len(out)), replace=False)]
 
 
-def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.device) -> float:
+def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.device,
+         warmup: int = 1) -> float:
     """Positions per second of ``step(i)`` (one batch, i counts calls) run for ``seconds``
-    after one warm-up call."""
-    step(0)
+    after ``warmup`` warm-up calls (on CUDA finished before the clock starts)."""
+    for _ in range(warmup):
+        step(0)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
     calls, start = 0, time.perf_counter()
     while calls == 0 or time.perf_counter() - start < seconds:
         step(calls + 1)
@@ -58,7 +62,7 @@ def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.
 
 
 def measure(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
-            half: bool) -> dict:
+            half: bool, warmup: int = 1) -> dict:
     torch.manual_seed(0)
     model = build_model(name).to(device).eval()
     planes = torch.from_numpy(encode_batch(states[:batch])).to(device)
@@ -76,8 +80,8 @@ def measure(name: str, batch: int, states: list[BlokusState], seconds: float, de
 
     return {"model": name, "policy_head": model.config.policy_head,
             "parameters": sum(p.numel() for p in model.parameters()), "batch": batch,
-            "forward_per_s": rate(forward, batch, seconds, device),
-            "evaluate_per_s": rate(evaluate, batch, seconds, device)}
+            "forward_per_s": rate(forward, batch, seconds, device, warmup),
+            "evaluate_per_s": rate(evaluate, batch, seconds, device, warmup)}
 
 
 def forward_variants(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
@@ -127,6 +131,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed calls before each measurement")
     parser.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
@@ -155,7 +160,7 @@ def main() -> None:
         if args.json:
             args.json.write_text(json.dumps({"machine": info, "results": results}, indent=2))
         return
-    results = [measure(name, batch, states, args.seconds, device, args.half)
+    results = [measure(name, batch, states, args.seconds, device, args.half, args.warmup)
                for name in args.models.split(",") for batch in batches]
     print(", ".join(f"{k}: {v}" for k, v in info.items()))
     print(f"{'model':12s} {'head':4s} {'params':>10s} {'batch':>5s} {'forward/s':>10s} {'evaluate/s':>10s}")

@@ -6,19 +6,27 @@ round is one batch), reporting simulations and positions per second, batch fill 
 ratio of self-play simulations to the network's standalone rate (target >= 70%: search and
 batching must not be the bottleneck). Then learner steps per second. ``--tree-only`` also plays
 self-play with uniform priors and no network: the leaves per second the search loop itself can
-feed to a network (its ceiling on a fast GPU, per actor process). Usage::
+feed to a network (its ceiling on a fast GPU, per actor process). ``--actors 1,2,4`` instead
+runs that many self-play processes at once on one device (as training's actors share a GPU) and
+reports their leaves (simulations) per second together: each plays fresh games for ``--seconds``
+after a warm-up, all starting at once, so the figures are of the games' first moves. Usage::
 
     python scripts/bench_selfplay.py --models b2c32conv,b2c32 --batches 64 --seconds 20
     python scripts/bench_selfplay.py --device cuda --batches 1024 --half
     python scripts/bench_selfplay.py --models b2c32conv --batches 64,256 --tree-only
+    python scripts/bench_selfplay.py --models b10c128 --device cuda --half --batches 512 \
+        --leaves-per-tree 2 --actors 1,2,4 --threads 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import platform
+import queue
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +86,83 @@ def selfplay_rate(evaluator: Evaluator, batch: int, seconds: float, simulations:
             "games": games}
 
 
+def _shared_actor(index: int, model_name: str, settings: SelfPlaySettings, counts: list[int], seconds: float,
+                  warmup: float, device: str, half: bool, threads: int, barrier, results) -> None:
+    """One actor process of :func:`shared_device_rates`: warm up, then for each count in
+    ``counts`` wait for all processes and, if among the first ``count``, play for ``seconds``
+    and put its figures on ``results``."""
+    try:
+        torch.set_num_threads(threads)
+        torch.manual_seed(0)
+        evaluator = NetworkEvaluator(build_model(model_name), BlokusEncoder(), device=device, half=half,
+                                     cache_size=100_000)
+        selfplay = LockstepSelfPlay(BlokusGame(), evaluator, settings, seed=index)
+
+        def timed(limit: float):
+            deadline = time.perf_counter() + limit
+            return selfplay.play(10**9, stop=lambda: time.perf_counter() >= deadline)
+
+        timed(warmup)  # compile, allocate, let cuDNN pick its kernels
+        for count in counts:
+            barrier.wait(timeout=900)  # one round at a time, its actors starting together
+            if index >= count:
+                continue
+            hits, misses = evaluator.cache_hits, evaluator.cache_misses
+            stats = timed(seconds)
+            hits, misses = evaluator.cache_hits - hits, evaluator.cache_misses - misses
+            results.put({"actors": count, "actor": index, "simulations": stats.simulations,
+                         "evaluations": stats.evaluations, "positions": stats.positions,
+                         "seconds": stats.seconds, "batch_fill": stats.batch_fill,
+                         "cache_hit_rate": hits / max(hits + misses, 1)})
+    except BaseException:  # noqa: BLE001 - reported to the parent, which fails
+        results.put({"actor": index, "error": traceback.format_exc()})
+
+
+def shared_device_rates(model_name: str, counts: list[int], settings: SelfPlaySettings, seconds: float,
+                        device: str, half: bool, threads: int, warmup: float = 5.0) -> list[dict]:
+    """Leaves (simulations) per second of self-play processes sharing ``device``, for each number
+    of them in ``counts``: ``max(counts)`` processes, each with its own copy of the network and
+    ``settings.games_in_parallel`` games in lockstep, warm up for ``warmup`` seconds; then in one
+    round per count the first ``count`` of them play together for ``seconds`` (fresh games: the
+    figures are of the games' first moves) while the others wait."""
+    context = multiprocessing.get_context("spawn")  # CUDA does not survive fork
+    size = max(counts)
+    barrier, results = context.Barrier(size), context.Queue()
+    processes = [context.Process(target=_shared_actor, args=(i, model_name, settings, counts, seconds, warmup,
+                                                           device, half, threads, barrier, results))
+                 for i in range(size)]
+    for process in processes:
+        process.start()
+    rows: list[dict] = []
+    try:
+        while len(rows) < sum(counts):
+            try:
+                rows.append(results.get(timeout=5))
+            except queue.Empty:
+                if any(p.exitcode not in (None, 0) for p in processes):
+                    raise RuntimeError(f"a self-play process died (exit codes "
+                                       f"{[p.exitcode for p in processes]})") from None
+                continue
+            if "error" in rows[-1]:
+                raise RuntimeError(f"self-play process {rows[-1]['actor']} failed:\n{rows[-1]['error']}")
+    finally:
+        for process in processes:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+    out = []
+    for count in counts:
+        mine = sorted((r for r in rows if r["actors"] == count), key=lambda r: r["actor"])
+        per_s = {key: sum(r[key] / r["seconds"] for r in mine) for key in ("simulations", "evaluations", "positions")}
+        out.append({"model": model_name, "actors": count, "games_in_parallel": settings.games_in_parallel,
+                    "leaves_per_tree": settings.leaves_per_tree, "simulations": settings.simulations,
+                    "leaves_per_s": per_s["simulations"], "evaluations_per_s": per_s["evaluations"],
+                    "positions_per_s": per_s["positions"],
+                    "batch_fill": float(np.mean([r["batch_fill"] for r in mine])),
+                    "cache_hit_rate": float(np.mean([r["cache_hit_rate"] for r in mine])), "per_actor": mine})
+    return out
+
+
 def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
     buffer = ReplayBuffer(capacity=len(games), encoder=BlokusEncoder())
     for g in games:
@@ -104,8 +189,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--tree-only", action="store_true",
                         help="also self-play with uniform priors and no network (the search loop's ceiling)")
+    parser.add_argument("--leaves-per-tree", type=int, default=1, help="leaves per tree per batch (--actors)")
+    parser.add_argument("--actors", help="comma-separated counts of self-play processes sharing the device")
+    parser.add_argument("--warmup", type=float, default=5.0, help="untimed seconds of self-play first (--actors)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
+    if args.actors:
+        shared_main(args)
+        return
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"machine: {platform.machine()}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
@@ -135,6 +226,31 @@ def main() -> None:
         results.append({"model": "none (uniform priors)", "batch": batch, **sp})
         print(f"{'no network':12s} {batch:6d} {'-':>12s} {sp['simulations_per_s']:17,.0f} {'-':>6s} "
               f"{sp['positions_per_s']:12.1f} {sp['games_per_hour']:8,.0f} {sp['batch_fill']:5.0%}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def shared_main(args) -> None:
+    """``--actors``: self-play processes sharing one device, for each model, batch and count."""
+    threads = args.threads or 1
+    print(f"machine: {platform.machine()}, torch {torch.__version__}, device {args.device}"
+          f"{' fp16' if args.half else ''}, {threads} threads per actor, {args.simulations} simulations per "
+          f"move, {args.leaves_per_tree} leaves per tree, {args.seconds:g} s per measurement")
+    print(f"{'model':12s} {'games':>6s} {'actors':>6s} {'leaves/s':>10s} {'per actor':>10s} "
+          f"{'positions/s':>12s} {'fill':>5s} {'cache':>6s}")
+    results = []
+    for name in args.models.split(","):
+        for batch in map(int, args.batches.split(",")):
+            settings = SelfPlaySettings(simulations=args.simulations, games_in_parallel=batch,
+                                        leaves_per_tree=args.leaves_per_tree)
+            rows = shared_device_rates(name, [int(n) for n in args.actors.split(",")], settings, args.seconds,
+                                       args.device, args.half, threads, args.warmup)
+            for row in rows:
+                results.append(row)
+                actors = row["actors"]
+                print(f"{name:12s} {batch:6d} {actors:6d} {row['leaves_per_s']:10,.0f} "
+                      f"{row['leaves_per_s'] / actors:10,.0f} {row['positions_per_s']:12.1f} "
+                      f"{row['batch_fill']:5.0%} {row['cache_hit_rate']:6.1%}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

@@ -117,14 +117,17 @@ class LockstepSelfPlay:
         slot.done = 0
         slot.search.begin(slot.state)
 
-    def play(self, num_games: int, on_game: Callable[[GameRecord], None] | None = None) -> SelfPlayStats:
-        """Play ``num_games`` complete games; call ``on_game`` with each as it ends."""
+    def play(self, num_games: int, on_game: Callable[[GameRecord], None] | None = None,
+             stop: Callable[[], bool] | None = None) -> SelfPlayStats:
+        """Play ``num_games`` complete games; call ``on_game`` with each as it ends. ``stop``, if
+        given, is asked before each simulation round: once it answers True the games under way
+        are dropped and the statistics so far returned (a benchmark's time limit)."""
         s = self.settings
         stats = SelfPlayStats()
         start = time.perf_counter()
         slots = [self._new_slot() for _ in range(min(num_games, s.games_in_parallel))]
         started = len(slots)
-        while slots:
+        while slots and not (stop is not None and stop()):
             leaves = [(slot, slot.search.select_leaf(slot.state)) for slot in slots
                       for _ in range(s.leaves_per_tree)]
             pending = [leaf.state for _, leaf in leaves if leaf.state is not None]
