@@ -32,10 +32,11 @@ from blokuszero.nn import NetworkEvaluator, build_model
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
 
 
-def positions(count: int, seed: int = 0) -> list[BlokusState]:
-    """``count`` positions drawn at random from every non-terminal position of the reference games."""
+def positions(count: int, seed: int = 0, games: int | None = None) -> list[BlokusState]:
+    """``count`` positions drawn at random from every non-terminal position of the reference games
+    (of the first ``games`` of them; None: all 200)."""
     out = []
-    for line in DATA.read_text().splitlines():
+    for line in DATA.read_text().splitlines()[:games]:
         state = BlokusGame().new_initial_state()
         for move in [m for m in json.loads(line)["moves"] if m != "pass"]:
             out.append(state.clone())
