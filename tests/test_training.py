@@ -75,6 +75,15 @@ def test_self_play_records_are_complete_games():
         assert np.array_equal(state.scores(), g.scores)
 
 
+def test_self_play_stops_when_asked():
+    """``stop`` (a benchmark's time limit) ends play between simulation rounds, games unfinished."""
+    rounds = itertools.count()
+    stats = LockstepSelfPlay(BlokusGame(), NetworkEvaluator(build_model("b2c32conv"), BLOKUS),
+                             SelfPlaySettings(simulations=4, games_in_parallel=2), 0).play(
+        2, stop=lambda: next(rounds) >= 3)
+    assert (stats.batches, stats.simulations, stats.games) == (3, 6, 0)
+
+
 def test_value_targets():
     game = self_play_games(1)[0]
     assert np.array_equal(game.value_target("outcome"), game.returns)
