@@ -65,6 +65,7 @@ def test_layout_refused_where_ray_has_too_few_gpus(tmp_path, eight_gpus):
     with pytest.raises(ValueError, match=r"ask Ray for 8.5 GPUs \(15 actors x hardware.gpus_per_actor=0.5 "
                                          r"\+ hardware.learner_gpus=1\), but its cluster has 8"):
         Trainer(config, tmp_path / "run", progress=False)._start()
+    assert not (tmp_path / "run").exists()  # nothing written
 
 
 def test_cuda_index_maps_ray_gpu_ids_to_this_process():

@@ -144,18 +144,21 @@ class Trainer:
             self.say(f"starting from the network in {self.schedule.init_from} (sha256 "
                      f"{self.init_from['sha256'][:16]}, its step {self.init_from['step']}): its weights, "
                      f"a fresh optimiser, step 0")
-        self._archive_config()
         self._owns_ray = start_ray(hw.ray_address, hw.num_cpus)
         # The buffer and the evaluator write into the run directory, which is on this machine:
         # on a cluster they must run on this node (and so survive the loss of any other node).
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        try:
+        self.learner_reservation = None
+        try:  # a layout the cluster cannot hold is refused before anything is written
             self._check_gpus()
             self._place_learner(here)  # before the actors, so that none of them shares its GPU
         except ValueError:
             if self._owns_ray:
                 ray.shutdown()
+            elif self.learner_reservation is not None:
+                ray.kill(self.learner_reservation)
             raise
+        self._archive_config()
         self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
@@ -200,7 +203,7 @@ class Trainer:
         when ``learner_device`` is cuda. Sets :attr:`learner_gpu_ids` (the ids Ray gave the
         reservation; empty without one)."""
         hw = self.hardware
-        self.learner_reservation, self.learner_gpu_ids = None, []
+        self.learner_gpu_ids = []
         device = hw.learner_device
         if hw.learner_gpus > 0:
             self.learner_reservation = RemoteGpuReservation.options(
