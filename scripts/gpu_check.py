@@ -90,18 +90,13 @@ DRY = Sizes(
         "train.checkpoint_every=1000000", "train.log_every=1"))
 
 
-def git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
-    except OSError:
-        return ""
-
-
 def machine(device: torch.device) -> dict:
+    from blokuszero.provenance import source
+
     info = {"device": str(device), "gpu": None, "gpu_memory_mb": None, "gpu_count": 0, "driver": None,
             "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": None,
             "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "git_revision": git("rev-parse", "HEAD") or "unknown", "git_dirty": bool(git("status", "--porcelain"))}
+            **source()}  # git_revision, dirty
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         info.update(gpu=props.name, gpu_memory_mb=props.total_memory / 2**20, gpu_count=torch.cuda.device_count(),
@@ -259,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     m = report["machine"]
     print(f"gpu_check{' --dry-run' if args.dry_run else ''}: device {m['device']} ({m['gpu'] or 'no GPU'}), "
           f"torch {m['torch']}, CUDA {m['cuda']}, cuDNN {m['cudnn']}, git {m['git_revision'][:12]}"
-          f"{' (with uncommitted changes)' if m['git_dirty'] else ''}", flush=True)
+          f"{' (with uncommitted changes)' if m['dirty'] else ''}", flush=True)
     start = time.perf_counter()
     for name, section in (("network", lambda: network_section(sizes, device)),
                           ("selfplay", lambda: selfplay_section(sizes, device)),
