@@ -54,6 +54,8 @@ class Run:
     ports: tuple[int, ...] = ()  # README's port numbers, replaced by free ones in it and its servers
 
 
+HOW_TO_GET = {"pentobi-gtp": "build it from Pentobi's public source (README, 'Evaluating checkpoints')",
+              "gnugo": "apt-get install gnugo (.ci/run installs it)"}
 SETUP = "README's set-up commands: .ci/run runs both, as written, in a fresh virtual environment"
 COMMANDS: dict[str, Run] = {
     "pip install torch==2.13.0 -e .": Run(skip=SETUP),
@@ -234,7 +236,7 @@ def test_readme_command_runs(command, clone):
     if run.skip:
         pytest.skip(run.skip)
     if run.needs and shutil.which(run.needs) is None:
-        pytest.skip(f"{run.needs} is not installed (pip install -e . installs it)")
+        pytest.skip(f"{run.needs} is not on PATH: {HOW_TO_GET.get(run.needs, 'pip install -e . installs it')}")
     for path in run.checkpoints:
         _make_checkpoint(clone / path)
     ports = {port: _free_port() for port in run.ports}
