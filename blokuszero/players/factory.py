@@ -7,6 +7,7 @@ options are an error that names them.
 
 from __future__ import annotations
 
+import time
 import typing
 from collections.abc import Mapping
 from dataclasses import fields
@@ -61,6 +62,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
+
+#: The clock of ``time_limit`` for the MCTS and network players made here: CPU seconds of this
+#: process, so that a budget buys the same search however busy the machine is (the arena plays a
+#: game in one process, one seat at a time; a network on CUDA is not counted while the CPU waits).
+SEARCH_CLOCK = time.process_time
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
 _RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
@@ -134,6 +140,11 @@ def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
             kwargs["neighbours"] = game.pattern_neighbours()
         kwargs["skip_action"] = getattr(game, "pass_action", -1)
     return cls(**kwargs)
+
+
+def player_options(kind: str) -> frozenset[str]:
+    """The options a player of ``kind`` takes (besides ``preset`` and ``kind``)."""
+    return frozenset(_OPTIONS[kind])
 
 
 def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -213,7 +224,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
         "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=SEARCH_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 
@@ -264,5 +275,6 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
     extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
              if s.get("n_prior", 0) > 0 else [])
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
+                           clock=SEARCH_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
