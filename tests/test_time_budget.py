@@ -86,3 +86,21 @@ def test_the_gtp_engine_gives_a_network_player_a_time_limit(ticks):
     assert "time_limit 30" in plain.answer("param")
     assert plain.answer("param mix_lambda 2").startswith("? mix_lambda must be <= 1")
     assert plain.answer("param frobnicate 1").startswith("? unknown parameter 'frobnicate'")
+
+
+def test_the_arena_reports_each_players_cpu_seconds_per_move(tmp_path):
+    import json
+
+    from blokuszero.match.arena import Match, format_summary, run_match
+
+    match = Match("tictactoe", ["uct", "random"],
+                  {"uct": {"preset": "uct", "simulations": 50}, "random": {"preset": "random"}},
+                  random_opening_moves=1)
+    summary = run_match(match, games=2, seed=0, out_dir=tmp_path, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    for r in records:
+        assert sum(r["moves_chosen_by_seat"]) == len(r["moves"]) - 1  # the random opening move
+        assert all(c >= 0 for c in r["cpu_seconds_by_seat"])
+    per_move = summary["speed"]["cpu_seconds_per_move"]
+    assert set(per_move) == {"uct", "random"} and all(v >= 0 for v in per_move.values())
+    assert "CPU s/move" in format_summary(summary)
