@@ -126,6 +126,8 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     result = returns = None  # set when a resignation, a refused move or the referee decides
     forfeit = None  # why a two-player game ended by a player's fault (crash, illegal answer)
     start, cpu_start = time.perf_counter(), time.process_time()
+    # CPU seconds each seat's player spent choosing its moves, and how many it chose.
+    seat_cpu, seat_moves = [0.0] * len(seating), [0] * len(seating)
     referee = GtpReferee(match.referee, game) if match.referee else None
     try:
         for name, s in zip(seating, player_seeds):
@@ -137,7 +139,10 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
                 action = int(rng.choice(state.legal_actions()))
             else:
                 try:
+                    cpu = time.process_time()
                     action = players[p].choose_action(state)
+                    seat_cpu[p] += time.process_time() - cpu
+                    seat_moves[p] += 1
                 except Resign:
                     returns, result = _forfeit(game, p, "R")
                     break
@@ -181,7 +186,8 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
               "seconds": time.perf_counter() - start,
               # CPU time of this process (one thread per worker): what a game costs on a free
               # core, however busy the machine; an external GTP engine's own time is not in it
-              "cpu_seconds": time.process_time() - cpu_start}
+              "cpu_seconds": time.process_time() - cpu_start,
+              "cpu_seconds_by_seat": seat_cpu, "moves_chosen_by_seat": seat_moves}
     if result is not None:
         record["result"] = result
     if forfeit is not None:
@@ -406,19 +412,35 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
                         "backend": backend,
                         "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None,
                         "cpu_seconds_per_game": float(np.mean([r["cpu_seconds"] for r in played]))
-                        if played else None}
+                        if played else None,
+                        "cpu_seconds_per_move": cpu_per_move(played)}
     write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
+
+
+def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Per player name: the CPU seconds of this process per move it chose (random opening
+    moves not counted; an external engine's own time is not in it), over ``records``."""
+    cpu: dict[str, float] = {}
+    moves: dict[str, int] = {}
+    for r in records:
+        for name, seconds, chosen in zip(r["seating"], r.get("cpu_seconds_by_seat", ()),
+                                         r.get("moves_chosen_by_seat", ())):
+            cpu[name] = cpu.get(name, 0.0) + seconds
+            moves[name] = moves.get(name, 0) + chosen
+    return {name: cpu[name] / moves[name] if moves[name] else None for name in cpu}
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:
     """The summary as a table for the console."""
     lines = [f"{summary['game']}: {summary['games']} games, first {summary['random_opening_moves']} "
              f"moves random", f"{'player':20s} {'seats':>6s} {'wins':>6s} {'win rate':>9s}  "
-             f"{'95% interval':>17s} {'mean score':>10s}"]
+             f"{'95% interval':>17s} {'mean score':>10s} {'CPU s/move':>10s}"]
     for name, p in summary["players"].items():
+        cpu = (summary.get("speed") or {}).get("cpu_seconds_per_move", {}).get(name)
         lines.append(f"{name:20s} {p['games']:6d} {p['wins']:6d} {p['win_rate']:9.1%}  "
-                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f}")
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f} "
+                     f"{'-' if cpu is None else f'{cpu:.4f}':>10s}")
     speed = summary.get("speed") or {}
     if speed.get("games_per_hour"):
         lines.append(f"{speed['games_played']} games played here in {speed['wall_seconds']:.0f} s: "

@@ -7,6 +7,7 @@ options are an error that names them.
 
 from __future__ import annotations
 
+import time
 import typing
 from collections.abc import Mapping
 from dataclasses import fields
@@ -18,7 +19,7 @@ from ..games.base import Game, State
 from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
-from ..search.evaluators import RolloutEvaluator
+from ..search.evaluators import PlayoutMixing, RolloutEvaluator
 from ..search.alphazero import network_search
 from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
 from ..search.rave import RAVE
@@ -62,6 +63,11 @@ PRESETS: dict[str, dict[str, Any]] = {
                   "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
 }
 
+#: The clock of ``time_limit`` for the MCTS and network players made here: CPU seconds of this
+#: process, so that a budget buys the same search however busy the machine is (the arena plays a
+#: game in one process, one seat at a time; a network on CUDA is not counted while the CPU waits).
+SEARCH_CLOCK = time.process_time
+
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
 _RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
                  "rave_weight_initial", "rave_weight_final")
@@ -77,8 +83,12 @@ _OPTIONS = {
     "depth_first": _DEPTH_FIRST_FIELDS,
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
+    # mix_lambda, mix_playouts: AlphaGo's leaf mixing at play time (search.evaluators.PlayoutMixing):
+    # each leaf's network value mixed with the result of mix_playouts uniformly random playouts,
+    # weight mix_lambda (0, when not given: the network's value alone, no playouts run).
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
-                                 "q_init", "device", "temperature_moves", "cache_size"},
+                                 "q_init", "device", "temperature_moves", "cache_size",
+                                 "mix_lambda", "mix_playouts"},
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
@@ -97,7 +107,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "rave_weight_initial": float, "rave_weight_final": float,
     "n_prior": int, "prior": str, "prior_rave": bool,
     "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
-    "command": str, "gumbel": bool}
+    "command": str, "gumbel": bool, "mix_lambda": float, "mix_playouts": int}
 _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "simulations": {"low": 0}, "time_limit": {"above": 0}, "expand_threshold": {"low": 0},
     "dirichlet_epsilon": {"low": 0, "high": 1}, "dirichlet_alpha": {"above": 0}, "max_depth": {"low": 1},
@@ -110,7 +120,7 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "prior": {"choices": ("simple", "fuego")},
     "root_policy": {"choices": ROOT_POLICIES},
     "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
-    "c_scale": {"above": 0}}
+    "c_scale": {"above": 0}, "mix_lambda": {"low": 0, "high": 1}, "mix_playouts": {"low": 1}}
 
 #: The search settings of a training run (its ``search`` group) that a network player takes
 #: from its checkpoint: how the network searched while it learnt. Self-play's exploration
@@ -130,6 +140,11 @@ def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
             kwargs["neighbours"] = game.pattern_neighbours()
         kwargs["skip_action"] = getattr(game, "pass_action", -1)
     return cls(**kwargs)
+
+
+def player_options(kind: str) -> frozenset[str]:
+    """The options a player of ``kind`` takes (besides ``preset`` and ``kind``)."""
+    return frozenset(_OPTIONS[kind])
 
 
 def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -202,10 +217,14 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     # The evaluator checks that the network was built for this game's encoding.
     evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
                                  cache_size=s.get("cache_size", 0))
+    search_rng = rng.spawn(1)[0]
+    if s.get("mix_lambda", 0.0) > 0:  # the playouts draw from the search's generator
+        evaluator = PlayoutMixing(evaluator, s["mix_lambda"], s.get("mix_playouts", 1),
+                                  (game.min_utility, game.max_utility), search_rng)
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
         "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0]),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=SEARCH_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 
@@ -256,5 +275,6 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
     extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
              if s.get("n_prior", 0) > 0 else [])
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
+                           clock=SEARCH_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))

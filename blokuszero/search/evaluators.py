@@ -8,6 +8,7 @@ optionally a prior over the legal actions (a network) and the moves of a playout
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -115,3 +116,56 @@ class UniformEvaluator(Evaluator):
         return [Evaluation(np.zeros(self.num_players),
                            np.full(len(s.legal_actions()), 1.0 / len(s.legal_actions())))
                 for s in states]
+
+
+class PlayoutMixing(Evaluator):
+    """AlphaGo's leaf evaluation (Silver et al. 2016): ``inner``'s value vector mixed with the
+    result of ``playouts`` uniformly random playouts from the leaf,
+    ``V = (1 - mix_lambda) * v_inner + mix_lambda * z``, per player, on ``inner``'s scale.
+
+    ``z`` is the mean of the playouts' returns mapped from the game's ``utility`` range
+    [min_utility, max_utility] onto ``inner.value_bounds``, as the search maps terminal returns,
+    so both terms live in the value frame the search backs up. The playouts are
+    :class:`RolloutEvaluator`'s: the game's own fast playout when it has one (numba's generator,
+    which the search seeds from its own at every search), else uniform moves in Python drawn
+    from ``rng`` (pass the search's generator). Priors are ``inner``'s, unchanged. Uniform
+    random playouts carry no knowledge of any game. Each leaf is played out from a copy, so
+    the states given stay as they were.
+    """
+
+    def __init__(self, inner: Evaluator, mix_lambda: float, playouts: int = 1,
+                 utility: tuple[float, float] = (-1.0, 1.0),
+                 rng: np.random.Generator | None = None) -> None:
+        if not 0.0 <= mix_lambda <= 1.0:
+            raise ValueError(f"mix_lambda must be in [0, 1], not {mix_lambda}")
+        if playouts < 1:
+            raise ValueError(f"mix_playouts must be >= 1, not {playouts}")
+        self.inner = inner
+        self.mix_lambda = float(mix_lambda)
+        self.playouts = int(playouts)
+        self.utility = (float(utility[0]), float(utility[1]))
+        self.rollouts = RolloutEvaluator("uniform", 0.0, rng)
+        self.value_bounds = inner.value_bounds
+        self.provides_priors = inner.provides_priors
+        self.playouts_run = 0  # counter: playouts played so far
+
+    def playout_value(self, state: State) -> np.ndarray:
+        """The mean value of ``self.playouts`` playouts from (copies of) ``state``."""
+        total = None
+        for _ in range(self.playouts):
+            end = state.clone()
+            returns = self.rollouts.evaluate([end])[0].value
+            value = self.inner.terminal_value(returns, self.utility)
+            total = value if total is None else total + value
+        self.playouts_run += self.playouts
+        return total / self.playouts
+
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        out = []
+        for state, evaluation in zip(states, self.inner.evaluate(states)):
+            value = np.asarray(evaluation.value, dtype=np.float64)
+            if evaluation.utility:  # the game's returns: onto the scale first
+                value = self.inner.terminal_value(value, self.utility)
+            mixed = (1.0 - self.mix_lambda) * value + self.mix_lambda * self.playout_value(state)
+            out.append(dataclasses.replace(evaluation, value=mixed, utility=False))
+        return out

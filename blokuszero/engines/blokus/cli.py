@@ -31,6 +31,10 @@ examples:
   blokuszero-gtp --simulations 3200                   a stronger MCTS-MaxN
   blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt   a trained network, 800 simulations
   blokuszero-gtp --preset mcts_brs --set time_limit=2.0 --set simulations=1000000
+  blokuszero-gtp --checkpoint checkpoints/blokus_b2c32conv_gumbel.pt --set time_limit=1 --set simulations=100000
+                                                      a network, 1 CPU-second per move
+time_limit (MCTS and network players): the engine's CPU seconds per move (time.process_time, as
+cputime answers); the search stops at it or at simulations, whichever comes first.
 """
 
 

@@ -31,7 +31,7 @@ from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
-from ...players.factory import make_player, resolve_spec
+from ...players.factory import make_player, player_options, resolve_spec
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
 _COLOUR_WORDS = {**{str(i + 1): i for i in range(T.NUM_COLORS)},
@@ -264,11 +264,13 @@ class BlokusGtpEngine(GtpEngine):
             return ""
         if key == "fixed_simulations":
             key = "simulations"
-        if key == "kind" or key not in self.spec:
+        # Any option of the player's kind, also one its preset leaves unset (time_limit, mix_lambda).
+        if key == "kind" or key not in set(self.spec) | player_options(self.spec["kind"]):
             known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in self.spec else []),
                      *(k for k in self.spec if k != "kind")]
             raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec['kind']} player; known: "
-                           f"{', '.join(known)}")
+                           f"{', '.join(known)} and the player's other options "
+                           f"(blokuszero/players/factory.py)")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:

@@ -1,0 +1,165 @@
+"""AlphaGo's leaf mixing at play time (search.evaluators.PlayoutMixing, the network player's
+mix_lambda / mix_playouts): V = (1 - lambda) v_net + lambda z_playout, on the search's scale."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+import torch
+
+from blokuszero.games.blokus.game import BlokusGame
+from blokuszero.games.numba_random import seed_numba
+from blokuszero.games.registry import make_encoder
+from blokuszero.games.tictactoe import TicTacToeGame
+from blokuszero.nn.evaluator import NetworkEvaluator
+from blokuszero.nn.model import build_model
+from blokuszero.players.factory import make_player, player_settings
+from blokuszero.search import MCTS, PUCT, PlayoutMixing, RolloutEvaluator
+from blokuszero.search.alphazero import network_search
+from blokuszero.search.evaluators import Evaluation, Evaluator
+
+
+class ConstantEvaluator(Evaluator):
+    """A network stand-in: value ``value`` for every player, uniform priors."""
+
+    provides_priors = True
+
+    def __init__(self, num_players: int, value: float) -> None:
+        self.num_players, self.value = num_players, value
+
+    def evaluate(self, states: Sequence) -> list[Evaluation]:
+        return [Evaluation(np.full(self.num_players, self.value),
+                           np.full(len(s.legal_actions()), 1.0 / len(s.legal_actions())))
+                for s in states]
+
+
+def blokus_position(moves: int = 6):
+    game = BlokusGame()
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(moves):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return game, state
+
+
+def test_lambda_one_with_a_constant_network_is_the_playout_value():
+    game, state = blokus_position()
+    key, legal = state.key(), state.legal_actions().copy()
+    mixed = PlayoutMixing(ConstantEvaluator(4, 0.7), 1.0, 1, (game.min_utility, game.max_utility))
+    seed_numba(5)
+    value = mixed.evaluate([state])[0]
+    # The same playout by hand: numba's generator seeded alike, the returns on the value scale.
+    seed_numba(5)
+    end = state.clone()
+    end.playout("uniform")
+    assert end.is_terminal()
+    assert np.array_equal(value.value, np.where(end.scores() == end.scores().max(), 1.0, -1.0))
+    assert np.array_equal(value.prior, np.full(len(legal), 1.0 / len(legal)))  # the network's
+    assert state.key() == key and np.array_equal(state.legal_actions(), legal)  # left as it was
+    # lambda 0.5: halfway between the network's 0.7 and the same playout.
+    seed_numba(5)
+    half = PlayoutMixing(ConstantEvaluator(4, 0.7), 0.5).evaluate([state])[0]
+    assert half.value == pytest.approx(0.5 * 0.7 + 0.5 * value.value)
+    # mix_playouts 3: the mean of the next three playouts' values.
+    seed_numba(5)
+    three = PlayoutMixing(ConstantEvaluator(4, 0.7), 1.0, 3).evaluate([state])[0]
+    seed_numba(5)
+    ends = [state.clone() for _ in range(3)]
+    for end in ends:
+        end.playout("uniform")
+    assert three.value == pytest.approx(np.mean([e.returns() for e in ends], axis=0))
+
+
+def test_a_game_without_a_fast_playout_plays_out_from_the_given_generator():
+    game = TicTacToeGame()
+    state = game.new_initial_state()
+    state.apply_action(4)
+    mixed = PlayoutMixing(ConstantEvaluator(2, -0.2), 1.0, 2, (game.min_utility, game.max_utility),
+                          np.random.default_rng(11))
+    by_hand = RolloutEvaluator(rng=np.random.default_rng(11))
+    ends = [state.clone() for _ in range(2)]
+    expected = np.mean([by_hand.evaluate([e])[0].value for e in ends], axis=0)
+    assert mixed.evaluate([state])[0].value == pytest.approx(expected)
+    assert mixed.playouts_run == 2 and not state.is_terminal()
+
+
+def test_at_lambda_one_the_network_value_does_not_matter():
+    # Two "networks" that disagree on every value give the same search: only playouts count.
+    game, state = blokus_position()
+    results = []
+    for constant in (0.9, -0.5):
+        evaluator = PlayoutMixing(ConstantEvaluator(4, constant), 1.0, 1,
+                                  (game.min_utility, game.max_utility))
+        config, rule = network_search(simulations=40, expand_threshold=0)
+        results.append(MCTS(game, config, rule, evaluator, rng=3).search(state))
+    assert np.array_equal(results[0].visits, results[1].visits)
+    assert np.array_equal(results[0].root_value, results[1].root_value)
+    assert results[0].visits.sum() == 39
+
+
+def _moves(player, game, moves: int = 3):
+    state = game.new_initial_state()
+    out = []
+    for _ in range(moves):
+        action = player.choose_action(state)
+        r = player.last_result
+        out.append((action, r.visits.copy(), r.values.copy()))
+        player.inform(action, state.current_player())
+        state.apply_action(action)
+    return out
+
+
+def _same(a, b) -> bool:
+    return all(x[0] == y[0] and np.array_equal(x[1], y[1])
+               and np.array_equal(x[2], y[2], equal_nan=True) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("gumbel", [False, True], ids=["puct", "gumbel"])
+def test_lambda_zero_is_the_old_search(gumbel):
+    game = BlokusGame()
+    spec = {"preset": "alphazero", "simulations": 24, "gumbel": gumbel}
+    player = make_player(game, {**spec, "mix_lambda": 0.0, "mix_playouts": 4}, seed=3)
+    assert type(player.mcts.evaluator) is NetworkEvaluator  # no playouts run
+    # The search the factory built before mixing existed, by hand from the same parts.
+    s = player_settings(spec)
+    torch.manual_seed(0)
+    old = NetworkEvaluator(build_model("b2c32conv", "blokus"), make_encoder(game))
+    config, rule = network_search(gumbel, c_base=s["c_base"], c_init=s["c_init"],
+                                  expand_threshold=0, gumbel_scale=0.0, simulations=24)
+    from blokuszero.players.search_players import MCTSPlayer
+    by_hand = MCTSPlayer(MCTS(game, config, rule, old, np.random.default_rng(3).spawn(1)[0]))
+    assert _same(_moves(player, game), _moves(by_hand, game))
+
+
+def test_mixing_is_reproducible_with_a_seed():
+    game = BlokusGame()
+    spec = {"preset": "alphazero", "simulations": 24, "mix_lambda": 0.5, "mix_playouts": 2}
+    first = make_player(game, spec, seed=3)
+    assert isinstance(first.mcts.evaluator, PlayoutMixing)
+    assert first.mcts.evaluator.mix_lambda == 0.5 and first.mcts.evaluator.playouts == 2
+    a = _moves(first, game)
+    assert first.mcts.evaluator.playouts_run > 0
+    assert _same(a, _moves(make_player(game, spec, seed=3), game))
+    # The playouts move the values away from the network's alone.
+    plain = _moves(make_player(game, {**spec, "mix_lambda": 0.0}, seed=3), game)
+    assert not np.allclose(a[0][2], plain[0][2], equal_nan=True)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"preset": "alphazero", "mix_lambda": 1.5}, "^mix_lambda must be <= 1, not 1.5$"),
+    ({"preset": "alphazero", "mix_lambda": -0.1}, "^mix_lambda must be >= 0, not -0.1$"),
+    ({"preset": "alphazero", "mix_playouts": 0}, "^mix_playouts must be >= 1, not 0$"),
+    ({"preset": "mcts_maxn", "mix_lambda": 0.5}, r"unknown option\(s\) \['mix_lambda'\]"),
+])
+def test_bad_mixing_settings(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_player(BlokusGame(), spec)
+
+
+def test_the_evaluator_checks_its_settings():
+    with pytest.raises(ValueError, match=r"mix_lambda must be in \[0, 1\]"):
+        PlayoutMixing(ConstantEvaluator(2, 0.0), 2.0)
+    with pytest.raises(ValueError, match="mix_playouts must be >= 1"):
+        PlayoutMixing(ConstantEvaluator(2, 0.0), 0.5, 0)
