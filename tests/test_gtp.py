@@ -506,3 +506,18 @@ def test_recorded_twogtp_game_against_pentobi_replays_over_gtp():
         assert engine.send(f"loadsgf {TWOGTP_GAME / 'game.blksgf'}") == ""
         assert engine.send("final_score") == pentobi["final_score"][0][2:].strip()
         assert engine.send("all_legal 1") == engine.send("all_legal 4") == ""
+
+
+def test_an_engine_named_on_path_starts_by_its_full_path(tmp_path, monkeypatch):
+    # Pentobi finds its opening books beside argv[0]: a bare name would leave it without them.
+    from blokuszero.players.gtp_player import engine_argv
+
+    program = tmp_path / "bin" / "some-engine"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{program.parent}:/usr/bin:/bin")
+    assert engine_argv("some-engine --level 3") == [str(program), "--level", "3"]
+    assert engine_argv(f"{program} --quiet") == [str(program), "--quiet"]
+    assert engine_argv("python -m x") == [sys.executable, "-m", "x"]
+    assert engine_argv("not-installed-anywhere") == ["not-installed-anywhere"]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -18,13 +19,16 @@ GAMES = ("blokus", "go")
 def engine_argv(command: str) -> list[str]:
     """``command`` split into words, as an engine's program to start. ``python`` or ``python3``
     is this process's interpreter (the one that has this package: a bare ``python`` on PATH may be
-    another, e.g. when a virtual environment is not activated); a program found only in /usr/games
-    (where Debian installs GNU Go, not always on PATH) gets that directory."""
+    another, e.g. when a virtual environment is not activated). Any other program is started by
+    its full path, found on PATH or else in /usr/games (where Debian installs GNU Go, not always on
+    PATH): engines that find their data beside ``argv[0]``, as ``pentobi-gtp`` finds its opening
+    books, see no directory in a bare name and would play without it."""
     argv = shlex.split(command)
     if argv and argv[0] in ("python", "python3"):
         argv[0] = sys.executable
-    elif argv and shutil.which(argv[0]) is None and shutil.which(f"/usr/games/{argv[0]}"):
-        argv[0] = f"/usr/games/{argv[0]}"
+    elif argv and "/" not in argv[0]:
+        found = shutil.which(argv[0]) or shutil.which(f"/usr/games/{argv[0]}")
+        argv[0] = os.path.abspath(found) if found else argv[0]
     return argv
 
 
