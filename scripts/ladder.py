@@ -1,14 +1,14 @@
 """Elo ladder of every player in the matches stored under some directories.
 
     python scripts/ladder.py evaluations/                 # every evaluation and arena run there
-    python scripts/ladder.py evaluations/ outputs/ --anchor "mcts_maxn 800"
+    python scripts/ladder.py evaluations/ outputs/ --anchor "mcts_maxn 800" --figure docs/ladder.png
 """
 
 from __future__ import annotations
 
 import argparse
 
-from blokuszero.match.ladder import fit_elo, format_ladder, load_games
+from blokuszero.match.ladder import fit_elo, format_ladder, load_games, plot_ladder
 
 
 def main() -> None:
@@ -17,6 +17,8 @@ def main() -> None:
     parser.add_argument("--anchor", help="the player rated 0 (default: the one in the most games)")
     parser.add_argument("--prior-sd", type=float, default=2000.0,
                         help="weak prior on ratings, in Elo (keeps unbeaten players finite); 0: none")
+    parser.add_argument("--figure", help="also draw the ladder as a PNG here")
+    parser.add_argument("--title", default="Elo ladder", help="the figure's title")
     args = parser.parse_args()
     games = [g for root in args.roots for g in load_games(root)]
     if not games:
@@ -27,6 +29,9 @@ def main() -> None:
         raise SystemExit(f"ladder: {err}") from None
     print(f"{len(games)} games; a pair of seats scores 1 for the higher score, 1/2 each if equal")
     print(format_ladder(ratings))
+    if args.figure:
+        plot_ladder(ratings, args.figure, f"{args.title} ({len(games)} games)")
+        print(f"figure: {args.figure}")
 
 
 if __name__ == "__main__":

@@ -206,3 +206,24 @@ def format_ladder(ratings: Sequence[Rating]) -> str:
         se = "anchor" if r.se == 0 else f"{r.se:6.1f}"
         lines.append(f"{rank:4d}  {r.player:{width}s} {r.elo:7.1f} {se:>6s} {r.games:6d} {r.score:10.1%}")
     return "\n".join(lines)
+
+
+def plot_ladder(ratings: Sequence[Rating], path: str | Path, title: str) -> None:
+    """The ladder as a PNG: one bar per player, its Elo with a 95% interval (1.96 standard errors)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    shown = list(reversed(ratings))  # the strongest at the top
+    fig, ax = plt.subplots(figsize=(8.0, 0.45 * len(shown) + 1.4), dpi=100)
+    ax.barh(range(len(shown)), [r.elo for r in shown], xerr=[1.96 * r.se for r in shown], capsize=3,
+            color=["grey" if r.se == 0 else "tab:blue" for r in shown])
+    ax.set_yticks(range(len(shown)), [r.player for r in shown], fontsize=7)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("Elo (anchor = 0; bars: 95% interval)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
