@@ -174,6 +174,7 @@ def test_ladder_reads_every_stored_match(tmp_path):
     # a search option away from the preset makes another player; the device does not
     assert describe({**resolve_spec({"preset": "alphazero"}), "q_init": "parent", "device": "cuda",
                      "simulations": 16}) == "untrained b2c32conv (seed 0), 16 sims, q_init=parent"
+    assert describe({"kind": "gtp", "command": "/opt/p/build/pentobi-gtp --level 3"}) == "gtp: pentobi-gtp --level 3"
     # the script prints the ladder and draws it
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), str(tmp_path), "--anchor", "random",
                            "--figure", str(tmp_path / "ladder.png")], capture_output=True, text=True)

@@ -175,7 +175,9 @@ def describe(spec: Mapping[str, Any]) -> str:
                         if k not in ignored and k != "kind" and preset.get(k, 0.0) != v)
         return f"{name}, {sims} sims{extra}"
     if kind == "gtp":
-        return f"gtp: {spec.get('command')}"
+        # The program's name, not where it was built: the same engine from two folders is one player.
+        command = str(spec.get("command", "")).split(" ", 1)
+        return f"gtp: {Path(command[0]).name} {command[1] if len(command) > 1 else ''}".rstrip()
     for preset in PRESETS:
         base = resolve_spec({"preset": preset})
         if {k: v for k, v in base.items() if k != "simulations"} == \
