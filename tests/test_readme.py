@@ -62,6 +62,13 @@ COMMANDS: dict[str, Run] = {
     "python train.py": Run(tuple(TINY_TRAIN)),
     "pip install torch==2.13.0 -e '.[test]'": Run(skip=SETUP),
     "python -m pytest -q": Run(skip=SETUP),
+    "python scripts/arena.py games=100 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 200}' '+players.pentobi={kind: gtp, "
+    "command: \"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3":
+        Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
+    # It draws the matches above (no other matches are stored yet at this point of README).
+    "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
+        Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
     # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
     "python train.py hardware=gpu8 experiment=paper": Run((
         *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
@@ -175,7 +182,7 @@ def test_every_readme_command_has_a_way_to_run():
 def clone(tmp_path_factory) -> Path:
     """A scratch directory standing for a user's clone (the scripts run from the real one)."""
     where = tmp_path_factory.mktemp("clone")
-    for name in ("train.py", "scripts", "conf", "tests"):
+    for name in ("train.py", "scripts", "conf", "tests", "checkpoints"):
         (where / name).symlink_to(ROOT / name)
     return where
 

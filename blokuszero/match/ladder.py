@@ -227,5 +227,6 @@ def plot_ladder(ratings: Sequence[Rating], path: str | Path, title: str) -> None
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
