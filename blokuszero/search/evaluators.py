@@ -151,14 +151,10 @@ class PlayoutMixing(Evaluator):
 
     def playout_value(self, state: State) -> np.ndarray:
         """The mean value of ``self.playouts`` playouts from (copies of) ``state``."""
-        total = None
-        for _ in range(self.playouts):
-            end = state.clone()
-            returns = self.rollouts.evaluate([end])[0].value
-            value = self.inner.terminal_value(returns, self.utility)
-            total = value if total is None else total + value
+        values = [self.inner.terminal_value(self.rollouts.evaluate([state.clone()])[0].value, self.utility)
+                  for _ in range(self.playouts)]
         self.playouts_run += self.playouts
-        return total / self.playouts
+        return np.mean(values, axis=0)
 
     def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         out = []
