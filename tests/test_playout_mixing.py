@@ -72,6 +72,30 @@ def test_lambda_one_with_a_constant_network_is_the_playout_value():
     assert three.value == pytest.approx(np.mean([e.returns() for e in ends], axis=0))
 
 
+def test_the_playouts_follow_the_given_policy():
+    # Blokus's largest-piece playouts (hand-made knowledge, a switch): lambda 1 is exactly one
+    # such playout, seeded alike.
+    game, state = blokus_position()
+    utility = (game.min_utility, game.max_utility)
+
+    def by_hand(policy: str) -> np.ndarray:
+        seed_numba(5)
+        end = state.clone()
+        end.playout(policy, 0.05)
+        return np.where(end.scores() == end.scores().max(), 1.0, -1.0)
+
+    mixed = PlayoutMixing(ConstantEvaluator(4, 0.7), 1.0, 1, utility, None, "largest_piece", 0.05)
+    seed_numba(5)
+    assert np.array_equal(mixed.evaluate([state])[0].value, by_hand("largest_piece"))
+    player = make_player(game, {"preset": "alphazero", "mix_lambda": 0.5,
+                                "mix_playout": "largest_piece", "mix_epsilon": 0.05}, seed=1)
+    rollouts = player.mcts.evaluator.rollouts
+    assert (rollouts.policy, rollouts.epsilon) == ("largest_piece", 0.05)
+    uniform = make_player(game, {"preset": "alphazero", "mix_lambda": 0.5}, seed=1)
+    assert (uniform.mcts.evaluator.rollouts.policy, uniform.mcts.evaluator.rollouts.epsilon) == (
+        "uniform", 0.0)
+
+
 def test_a_game_without_a_fast_playout_plays_out_from_the_given_generator():
     game = TicTacToeGame()
     state = game.new_initial_state()
@@ -151,6 +175,7 @@ def test_mixing_is_reproducible_with_a_seed():
     ({"preset": "alphazero", "mix_lambda": 1.5}, "^mix_lambda must be <= 1, not 1.5$"),
     ({"preset": "alphazero", "mix_lambda": -0.1}, "^mix_lambda must be >= 0, not -0.1$"),
     ({"preset": "alphazero", "mix_playouts": 0}, "^mix_playouts must be >= 1, not 0$"),
+    ({"preset": "alphazero", "mix_epsilon": 1.5}, "^mix_epsilon must be <= 1, not 1.5$"),
     ({"preset": "mcts_maxn", "mix_lambda": 0.5}, r"unknown option\(s\) \['mix_lambda'\]"),
 ])
 def test_bad_mixing_settings(spec, message):

@@ -84,11 +84,13 @@ _OPTIONS = {
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts).
     # mix_lambda, mix_playouts: AlphaGo's leaf mixing at play time (search.evaluators.PlayoutMixing):
-    # each leaf's network value mixed with the result of mix_playouts uniformly random playouts,
-    # weight mix_lambda (0, when not given: the network's value alone, no playouts run).
+    # each leaf's network value mixed with the result of mix_playouts random playouts, weight
+    # mix_lambda (0, when not given: the network's value alone, no playouts run); mix_playout,
+    # mix_epsilon: those playouts' policy, as the mcts kind's playout and epsilon (default
+    # uniform, no knowledge; a game's own policy, such as Blokus's largest_piece, is hand-made).
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
                                  "q_init", "device", "temperature_moves", "cache_size",
-                                 "mix_lambda", "mix_playouts"},
+                                 "mix_lambda", "mix_playouts", "mix_playout", "mix_epsilon"},
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
@@ -107,7 +109,8 @@ _OPTION_TYPES: dict[str, Any] = {
     "rave_weight_initial": float, "rave_weight_final": float,
     "n_prior": int, "prior": str, "prior_rave": bool,
     "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
-    "command": str, "gumbel": bool, "mix_lambda": float, "mix_playouts": int}
+    "command": str, "gumbel": bool, "mix_lambda": float, "mix_playouts": int,
+    "mix_playout": str, "mix_epsilon": float}
 _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "simulations": {"low": 0}, "time_limit": {"above": 0}, "expand_threshold": {"low": 0},
     "dirichlet_epsilon": {"low": 0, "high": 1}, "dirichlet_alpha": {"above": 0}, "max_depth": {"low": 1},
@@ -120,7 +123,8 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "prior": {"choices": ("simple", "fuego")},
     "root_policy": {"choices": ROOT_POLICIES},
     "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
-    "c_scale": {"above": 0}, "mix_lambda": {"low": 0, "high": 1}, "mix_playouts": {"low": 1}}
+    "c_scale": {"above": 0}, "mix_lambda": {"low": 0, "high": 1}, "mix_playouts": {"low": 1},
+    "mix_epsilon": {"low": 0, "high": 1}}
 
 #: The search settings of a training run (its ``search`` group) that a network player takes
 #: from its checkpoint: how the network searched while it learnt. Self-play's exploration
@@ -220,7 +224,8 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     search_rng = rng.spawn(1)[0]
     if s.get("mix_lambda", 0.0) > 0:  # the playouts draw from the search's generator
         evaluator = PlayoutMixing(evaluator, s["mix_lambda"], s.get("mix_playouts", 1),
-                                  (game.min_utility, game.max_utility), search_rng)
+                                  (game.min_utility, game.max_utility), search_rng,
+                                  s.get("mix_playout", "uniform"), s.get("mix_epsilon", 0.0))
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
         "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})

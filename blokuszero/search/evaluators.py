@@ -120,7 +120,7 @@ class UniformEvaluator(Evaluator):
 
 class PlayoutMixing(Evaluator):
     """AlphaGo's leaf evaluation (Silver et al. 2016): ``inner``'s value vector mixed with the
-    result of ``playouts`` uniformly random playouts from the leaf,
+    result of ``playouts`` random playouts from the leaf,
     ``V = (1 - mix_lambda) * v_inner + mix_lambda * z``, per player, on ``inner``'s scale.
 
     ``z`` is the mean of the playouts' returns mapped from the game's ``utility`` range
@@ -128,14 +128,17 @@ class PlayoutMixing(Evaluator):
     so both terms live in the value frame the search backs up. The playouts are
     :class:`RolloutEvaluator`'s: the game's own fast playout when it has one (numba's generator,
     which the search seeds from its own at every search), else uniform moves in Python drawn
-    from ``rng`` (pass the search's generator). Priors are ``inner``'s, unchanged. Uniform
-    random playouts carry no knowledge of any game. Each leaf is played out from a copy, so
-    the states given stay as they were.
+    from ``rng`` (pass the search's generator). ``policy`` and ``epsilon`` are the game's playout
+    policy, as :class:`RolloutEvaluator` takes them: ``uniform`` (the default) carries no knowledge
+    of any game; a game's own policies (Blokus's ``largest_piece``) are hand-made knowledge.
+    Priors are ``inner``'s, unchanged. Each leaf is played out from a copy, so the states given
+    stay as they were.
     """
 
     def __init__(self, inner: Evaluator, mix_lambda: float, playouts: int = 1,
                  utility: tuple[float, float] = (-1.0, 1.0),
-                 rng: np.random.Generator | None = None) -> None:
+                 rng: np.random.Generator | None = None, policy: str = "uniform",
+                 epsilon: float = 0.0) -> None:
         if not 0.0 <= mix_lambda <= 1.0:
             raise ValueError(f"mix_lambda must be in [0, 1], not {mix_lambda}")
         if playouts < 1:
@@ -144,7 +147,7 @@ class PlayoutMixing(Evaluator):
         self.mix_lambda = float(mix_lambda)
         self.playouts = int(playouts)
         self.utility = (float(utility[0]), float(utility[1]))
-        self.rollouts = RolloutEvaluator("uniform", 0.0, rng)
+        self.rollouts = RolloutEvaluator(policy, epsilon, rng)
         self.value_bounds = inner.value_bounds
         self.provides_priors = inner.provides_priors
         self.playouts_run = 0  # counter: playouts played so far
