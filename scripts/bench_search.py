@@ -12,6 +12,9 @@ loaded machine) of the paper's MCTS-MaxN, side by side in one run, alternating r
   one ``genmove`` per position at each ``--pentobi-levels`` level, its rate the simulations of
   its ``Sim N`` log line over its ``cputime`` difference.
 
+``--spec JSON`` (repeatable) measures those player specs instead of MCTS-MaxN, e.g. a network
+player with ``leaves_per_batch`` against one without.
+
 ``--split`` instead measures the compiled search's CPU time per simulation and its playout part
 alone. ``--profile`` splits a simulation's time into its parts with cProfile (the Python loop;
 cProfile slows the Python parts more than the numba kernels, so the shares are an upper bound
@@ -19,7 +22,7 @@ for Python). Usage::
 
     python scripts/bench_search.py [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
         [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json]
-        [--split] [--profile]
+        [--split] [--profile] [--spec '{"preset": "alphazero", "checkpoint": PATH}' ...]
 """
 
 from __future__ import annotations
@@ -46,17 +49,6 @@ from blokuszero.players.factory import make_player
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
 
 
-def positions_after(placements: int, count: int) -> list:
-    """The position after ``placements`` moves in each of the first ``count`` reference games."""
-    out = []
-    for line in DATA.read_text().splitlines()[:count]:
-        state = BlokusGame().new_initial_state()
-        for move in [m for m in json.loads(line)["moves"] if m != "pass"][:placements]:
-            state.apply_action(state.string_to_action(move))
-        out.append(state)
-    return out
-
-
 PHASES = (("opening", 4), ("middle", 30))
 
 
@@ -77,9 +69,11 @@ def positions_after(placements: int, count: int) -> list:
     return out
 
 
-def measure(states, simulations: int, python_loop: bool = False) -> dict[str, float]:
-    """Simulations per CPU-second (and per wall second) of the paper's MCTS-MaxN on ``states``."""
-    spec = {"preset": "mcts_maxn", "simulations": simulations, "reuse_tree": False}
+def measure(states, simulations: int, python_loop: bool = False,
+            spec: dict | None = None) -> dict[str, float]:
+    """Simulations per CPU-second (and per wall second) on ``states`` of the paper's MCTS-MaxN,
+    or of the player ``spec`` (a player factory spec; its own ``simulations`` win)."""
+    spec = {"preset": "mcts_maxn", "simulations": simulations, **(spec or {}), "reuse_tree": False}
     if python_loop:
         spec["compiled"] = False
     player = make_player(BlokusGame(), spec, seed=0)
@@ -203,7 +197,13 @@ def main() -> None:
     parser.add_argument("--ours-json", action="store_true", help=argparse.SUPPRESS)  # for --before
     parser.add_argument("--profile", action="store_true", help="where a simulation's time goes")
     parser.add_argument("--split", action="store_true", help="compiled search: playout share")
+    parser.add_argument("--spec", action="append", type=json.loads, default=[],
+                        help="instead of MCTS-MaxN, these player specs (JSON, repeatable), side by side")
     args = parser.parse_args()
+    # Network players on one thread too (torch is imported only when a spec needs it).
+    if any(spec.get("preset") == "alphazero" or spec.get("kind") == "alphazero" for spec in args.spec):
+        import torch
+        torch.set_num_threads(1)
     if args.split:
         for phase, placements in PHASES:
             r = split(positions_after(placements, args.positions), args.simulations)
@@ -233,19 +233,25 @@ def main() -> None:
                 record(phase, "before", r)
         for phase, placements in PHASES:
             states = positions_after(placements, args.positions)
+            for spec in args.spec:
+                record(phase, json.dumps(spec), measure(states, args.simulations, spec=spec))
+            if args.spec:
+                continue
             record(phase, "ours", measure(states, args.simulations))
             if args.python_loop:
                 record(phase, "python loop", measure(states, args.simulations, python_loop=True))
             for level in args.pentobi_levels if args.pentobi else ():
                 record(phase, f"pentobi level {level}",
                        measure_pentobi(args.pentobi, level, placements, args.positions))
+    searched = "the specs below" if args.spec else "MCTS-MaxN"
     print(f"machine: {platform.machine()}, Python {platform.python_version()}, one thread; load "
-          f"{os.getloadavg()[0]:.1f}; MCTS-MaxN, {args.simulations} simulations per search, "
-          f"{args.positions} positions per phase, {args.rounds} round(s); simulations per CPU-second")
+          f"{os.getloadavg()[0]:.1f}; {searched}, {args.simulations} simulations per search unless "
+          f"a spec says, {args.positions} positions per phase, {args.rounds} round(s); "
+          f"simulations per CPU-second")
     for phase, rows in results.items():
-        ours = float(np.mean(rows["ours"]))
+        first = next(iter(rows))  # ours, or the first spec: the others' ratios are to it
         for name, rates in rows.items():
-            ratio = "" if name == "ours" else f"   ours / this {ours / np.mean(rates):5.2f}"
+            ratio = "" if name == first else f"   first / this {np.mean(rows[first]) / np.mean(rates):5.2f}"
             print(f"{phase:8s} {name:18s} {np.mean(rates):9,.0f}  ({', '.join(f'{r:,.0f}' for r in rates)}){ratio}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

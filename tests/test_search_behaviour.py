@@ -272,6 +272,40 @@ def test_virtual_loss_spreads_pending_leaves_and_leaves_no_trace():
     assert np.all(tree.value_sum[kids] == 0)  # the uniform evaluator's 0 values, no losses left
 
 
+class BatchCounting(UniformEvaluator):
+    """The uniform evaluator, keeping the size of every batch it was given."""
+
+    def __init__(self, num_players: int) -> None:
+        super().__init__(num_players)
+        self.batches: list[int] = []
+
+    def evaluate(self, states):
+        self.batches.append(len(states))
+        return super().evaluate(states)
+
+
+def test_a_search_evaluates_its_leaves_in_batches_of_leaves_per_batch():
+    game = BlokusGame()
+    state = game.new_initial_state()
+    evaluator = BatchCounting(4)
+    config = MCTSConfig(simulations=30, expand_threshold=0, virtual_loss=True, leaves_per_batch=8)
+    result = MCTS(game, config, PUCT(), evaluator, rng=0).search(state)
+    # The root alone first (nothing to spread over yet), then batches of 8, the last one cut to
+    # the budget: 30 simulations, every one of them counted once.
+    assert evaluator.batches == [1, 8, 8, 8, 5]
+    assert result.simulations == 30 and result.visits.sum() == 29
+    # Virtual loss spreads each batch: the first batch of 8 leaves went to 8 different moves.
+    assert np.count_nonzero(result.visits) >= 8
+    # One leaf per batch is the search as it always was.
+    one = BatchCounting(4)
+    plain = MCTS(game, MCTSConfig(simulations=30, expand_threshold=0), PUCT(), one, rng=0).search(state)
+    assert one.batches == [1] * 30 and plain.visits.sum() == 29
+    with pytest.raises(ValueError, match="leaves_per_batch > 1 needs virtual_loss"):
+        MCTSConfig(leaves_per_batch=4)
+    with pytest.raises(ValueError, match="leaves_per_batch must be >= 1, not 0"):
+        MCTSConfig(leaves_per_batch=0, virtual_loss=True)
+
+
 def test_searches_side_by_side_do_not_share_randomness():
     """Lockstep self-play interleaves the simulations of many trees: each tree must grow as it
     would alone (ties among equal priors are frequent with a uniform prior)."""

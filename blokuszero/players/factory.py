@@ -124,6 +124,7 @@ _OPTION_RANGES: dict[str, dict[str, Any]] = {
     "root_policy": {"choices": ROOT_POLICIES},
     "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
     "c_scale": {"above": 0}, "mix_lambda": {"low": 0, "high": 1}, "mix_playouts": {"low": 1},
+    "leaves_per_batch": {"low": 1},
     "mix_epsilon": {"low": 0, "high": 1}}
 
 #: The search settings of a training run (its ``search`` group) that a network player takes

@@ -132,6 +132,9 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.02  # root noise concentration (SPEC §3: 0.02)
     reuse_tree: bool = True  # keep the subtree of the move played for the next search
     virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
+    # Leaves selected before one evaluator call (a network's batch); > 1 needs virtual_loss,
+    # so that the leaves of a batch spread over the tree instead of repeating one path.
+    leaves_per_batch: int = 1
     determinized: bool = False  # hidden information: determinized search over information sets
     exp3_gamma: float = 0.1  # exploration of Exp3 at simultaneous-move nodes
     # Run whole simulations in numba (search/compiled.py) when the game and the parts allow it
@@ -162,6 +165,11 @@ class MCTSConfig:
                 raise ValueError("the gumbel root policy needs perfect information (determinized: false)")
             if self.gumbel_considered < 1:
                 raise ValueError(f"gumbel_considered must be >= 1, not {self.gumbel_considered}")
+        if self.leaves_per_batch < 1:
+            raise ValueError(f"leaves_per_batch must be >= 1, not {self.leaves_per_batch}")
+        if self.leaves_per_batch > 1 and not self.virtual_loss:
+            raise ValueError("leaves_per_batch > 1 needs virtual_loss: true (without it every "
+                             "leaf of a batch follows the same path)")
         if self.expand_threshold < 0:
             raise ValueError(f"expand_threshold must be >= 0, not {self.expand_threshold}")
 
@@ -176,7 +184,8 @@ class MCTS:
     ``sampler`` overrides where simulations start (default: the root itself, or with
     ``config.determinized`` a determinization for the searching player). ``clock`` gives the
     seconds ``config.time_limit`` is measured in (tests drive a fake one); a timed search reads
-    it once at its start and then before each simulation (each chunk of compiled simulations),
+    it once at its start and then before each simulation (each batch of ``leaves_per_batch``
+    leaves, each chunk of compiled simulations),
     and stops at the first reading at or past its deadline.
     """
 
@@ -234,9 +243,14 @@ class MCTS:
             return self.result(done)
         while (budget < 1 or done < budget) and (
                 deadline is None or self.clock() < deadline):
-            leaf = self.select_leaf(state)
-            self.complete(leaf, None if leaf.state is None else self._evaluate(leaf.state))
-            done += 1
+            # An unexpanded root gives every leaf of a batch the same path: expand it alone.
+            count = cfg.leaves_per_batch if self.tree.is_expanded(ROOT) else 1
+            count = count if budget < 1 else min(count, budget - done)
+            leaves = [self.select_leaf(state) for _ in range(count)]
+            evaluations = iter(self._evaluate([leaf.state for leaf in leaves if leaf.state is not None]))
+            for leaf in leaves:
+                self.complete(leaf, None if leaf.state is None else next(evaluations))
+            done += count
         return self.result(done)
 
     def key(self, state: State) -> int:
@@ -480,8 +494,10 @@ class MCTS:
         state.apply_joint_action(joint)
         return tree.joint_child(node, tuple(joint))
 
-    def _evaluate(self, state: State) -> Evaluation:
+    def _evaluate(self, states: list[State]) -> list[Evaluation]:
+        if not states:
+            return []
         start = time.perf_counter()
-        evaluation = self.evaluator.evaluate([state])[0]
+        evaluations = self.evaluator.evaluate(states)
         self.eval_seconds += time.perf_counter() - start
-        return evaluation
+        return evaluations
