@@ -155,6 +155,9 @@ COMMANDS: dict[str, Run] = {
              "--records", "report/ggp_experience_games.jsonl")),
     "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
     "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
+    "python scripts/bench_search.py --spec '{\"preset\": \"alphazero\", \"checkpoint\": "
+    "\"checkpoints/blokus_b2c32conv_gumbel.pt\", \"leaves_per_batch\": 8, \"virtual_loss\": true}'":
+        Run(("--simulations", "20", "--positions", "1")),
     "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python scripts/bench_ggp_experience.py": Run(
         ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
