@@ -2,14 +2,15 @@
 
     python scripts/daihinmin_opponent_models.py [--json] [--players 0 1] [--curve PNG]
         [--ties random|first|split|any] [--options actions|cards] [--no-random-pass]
-        [--model-pass] [--ablation] LOG...
+        [--model-pass] [--features GROUP...] [--ablation] LOG...
 
 Per record (a match) and model (random, naive Bayes, improved naive Bayes): each modelled
 player's model learns the games before each game, then predicts that player's decisions with
 two or more non-pass options; accuracy = hits / such decisions, with a 95% Wilson interval,
 one column per match and the pooled mean, next to the paper's figures for the default client.
-``--ablation`` adds the improved model with each feature group off and the simple one with
-each group on. The counting and tie rules are :func:`accuracy_protocol`'s. With ``--json``
+``--features`` names the feature groups of the improved row (default all four: relative,
+field, shape, lead); ``--ablation`` adds the improved model with each group off and the simple
+one with each group on. The counting and tie rules are :func:`accuracy_protocol`'s. With ``--json``
 the last line is one JSON object with the pooled accuracies in percent per row (``random``,
 ``naive_bayes``, ``improved``, ...) and per match under ``matches``.
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 from blokuszero.games.daihinmin.game import DaihinminGame
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.opponent_model import (FEATURES, IMPROVED, OPTIONS, SIMPLE, TIES,
+from blokuszero.games.daihinmin.opponent_model import (FEATURES, OPTIONS, SIMPLE, TIES,
                                                        accuracy_protocol, game_moves)
 from blokuszero.games.daihinmin.replay import rules_of
 from blokuszero.match.stats import wilson_interval
@@ -38,13 +39,15 @@ def _cell(hits: float, moves: int) -> str:
     return f"{100 * hits / moves:6.2f}% [{100 * lo:5.2f}, {100 * hi:5.2f}]"
 
 
-def rows_of(ablation: bool) -> list[tuple[str, str, int | None]]:
-    """(row name, model, feature groups) of the table: the paper's three models, and with
-    ``ablation`` the improved one less each group and the simple one plus each group."""
+def rows_of(improved: int, ablation: bool) -> list[tuple[str, str, int | None]]:
+    """(row name, model, feature groups) of the table: the paper's three models (the improved
+    one with the groups ``improved``), and with ``ablation`` the improved one less each group
+    and the simple one plus each group."""
     rows = [("random", "random", None), ("naive_bayes", "naive_bayes", SIMPLE),
-            ("improved", "improved", IMPROVED)]
+            ("improved", "improved", improved)]
     if ablation:
-        rows += [(f"improved -{g}", "improved", IMPROVED & ~bit) for g, bit in FEATURES.items()]
+        rows += [(f"improved -{g}", "improved", improved & ~bit) for g, bit in FEATURES.items()
+                 if improved & bit]
         rows += [(f"naive_bayes +{g}", "naive_bayes", bit) for g, bit in FEATURES.items()]
     return rows
 
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the random model never passes (default: the pass is one of its moves)")
     parser.add_argument("--model-pass", action="store_true",
                         help="the models learn and predict passes too (default: plays only)")
+    parser.add_argument("--features", nargs="+", choices=list(FEATURES), default=list(FEATURES),
+                        help="feature groups of the improved model (default all four)")
     parser.add_argument("--ablation", action="store_true",
                         help="add rows: improved without each feature group, simple with each")
     parser.add_argument("--curve", help="write the learning curve (PNG) here")
@@ -95,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if any(not 0 <= p <= 4 for p in args.players):
         parser.error(f"--players takes players 0..4, not {args.players}")
-    rows = rows_of(args.ablation)
+    rows = rows_of(sum(FEATURES[g] for g in set(args.features)), args.ablation)
     rules = dict(ties=args.ties, options=args.options, random_pass=args.random_pass,
                  model_pass=args.model_pass)
     results: dict[str, list[tuple[float, int]]] = {name: [] for name, _, _ in rows}
@@ -118,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     if any(n == 0 for _, n in total.values()):
         print("no move with two or more options in these records", file=sys.stderr)
         return 2
-    print(" ".join(f"{k}={v}" for k, v in rules.items()) + f" seed={args.seed}")
+    print(" ".join(f"{k}={v}" for k, v in rules.items())
+          + f" features={','.join(sorted(set(args.features)))} seed={args.seed}")
     names = [Path(p).stem for p in args.logs] + ["pooled"]
     print(f"{'model':<22} " + " ".join(f"{n:>24}" for n in names) + f" {'paper':>7}")
     for name, r in results.items():
