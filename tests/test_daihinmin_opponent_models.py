@@ -3,6 +3,8 @@ histories, and the accuracy protocol on the first games of a real record."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -246,3 +248,29 @@ def test_protocol_random_counts_the_pass_and_options_by_cards():
     for options, k in (("actions", 12), ("cards", 7)):
         hits, moves = M.accuracy_protocol(games, "naive_bayes", [0], ties="split", options=options)
         assert hits.sum() / moves.sum() == pytest.approx(1 / k)
+
+
+def test_script_rows_are_the_protocol_with_their_feature_groups(tmp_path, capsys):
+    lines = LOG.read_text().splitlines()
+    frame = [line for line in lines if line.startswith("%-----%")]  # header, then footer
+    games = [line for line in lines if line[1:6].isdigit() and int(line[1:6]) < 30]
+    short = tmp_path / "short.log"
+    short.write_text("\n".join(frame[:-2] + games + frame[-2:]) + "\n")
+    path = Path(__file__).parents[1] / "scripts" / "daihinmin_opponent_models.py"
+    spec = importlib.util.spec_from_file_location("daihinmin_opponent_models", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main([str(short), "--ties", "split", "--ablation", "--features", "field", "shape",
+                        "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert set(out) == {"random", "naive_bayes", "improved", "improved -field", "improved -shape",
+                        "naive_bayes +relative", "naive_bayes +field", "naive_bayes +shape",
+                        "naive_bayes +lead", "moves", "matches"}
+    record = read_log(short)
+    game = DaihinminGame(rules_of(record)[0])
+    moves = [M.game_moves(g, game) for g in record.games]
+    for row, features in (("improved", M.F_FIELD | M.F_SHAPE), ("improved -field", M.F_SHAPE),
+                          ("naive_bayes +lead", M.F_LEAD)):
+        hits, n = M.accuracy_protocol(moves, "improved", [0, 1, 2, 3, 4], features=features,
+                                      ties="split")
+        assert out[row] == round(100 * hits.sum() / n.sum(), 2)
