@@ -2,10 +2,11 @@
 
     python scripts/daihinmin_opponent_models.py [--json] [--players 0 1] [--curve PNG]
         [--ties random|first|split|any] [--options actions|cards] [--no-random-pass]
-        [--model-pass] [--features GROUP...] [--ablation] LOG...
+        [--model-pass] [--features GROUP...] [--ablation] [--prior none|earlier|others] LOG...
 
 Per record (a match) and model (random, naive Bayes, improved naive Bayes): each modelled
-player's model learns the games before each game, then predicts that player's decisions with
+player's model learns the games before each game (``--prior`` first the records before it,
+``earlier``, or all the others, ``others``), then predicts that player's decisions with
 two or more non-pass options; accuracy = hits / such decisions, with a 95% Wilson interval,
 one column per match and the pooled mean, next to the paper's figures for the default client.
 ``--features`` names the feature groups of the improved row (default all four: relative,
@@ -94,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="feature groups of the improved model (default all four)")
     parser.add_argument("--ablation", action="store_true",
                         help="add rows: improved without each feature group, simple with each")
+    parser.add_argument("--prior", choices=["none", "earlier", "others"], default="none",
+                        help="what the models learn before a record: nothing (one match as the "
+                             "paper's protocol), the records before it (one stream of matches), "
+                             "or all the other records (leave-one-record-out)")
     parser.add_argument("--curve", help="write the learning curve (PNG) here")
     parser.add_argument("--block", type=int, default=50, help="games per point of the curve")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
@@ -105,17 +110,21 @@ def main(argv: list[str] | None = None) -> int:
                  model_pass=args.model_pass)
     results: dict[str, list[tuple[float, int]]] = {name: [] for name, _, _ in rows}
     curves: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {m: [] for m in PAPER}
-    for k, path in enumerate(args.logs):
+    records = []
+    for path in args.logs:
         try:
             record = read_log(path)
             game = DaihinminGame(rules_of(record)[0])
-            games = [game_moves(g, game) for g in record.games]
+            records.append([game_moves(g, game) for g in record.games])
         except (OSError, ValueError) as err:
             print(f"{path}: cannot read: {err}", file=sys.stderr)
             return 2
+    for k, games in enumerate(records):
+        learned = {"none": [], "earlier": records[:k], "others": records[:k] + records[k + 1:]}
+        prior = [g for r in learned[args.prior] for g in r]
         for name, model, features in rows:
             hits, moves = accuracy_protocol(games, model, args.players, seed=args.seed + k,
-                                            features=features, **rules)
+                                            features=features, prior=prior, **rules)
             results[name].append((float(hits.sum()), int(moves.sum())))
             if name in curves:
                 curves[name].append((hits, moves))
@@ -124,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no move with two or more options in these records", file=sys.stderr)
         return 2
     print(" ".join(f"{k}={v}" for k, v in rules.items())
-          + f" features={','.join(sorted(set(args.features)))} seed={args.seed}")
+          + f" features={','.join(sorted(set(args.features)))} prior={args.prior} seed={args.seed}")
     names = [Path(p).stem for p in args.logs] + ["pooled"]
     print(f"{'model':<22} " + " ".join(f"{n:>24}" for n in names) + f" {'paper':>7}")
     for name, r in results.items():

@@ -274,3 +274,15 @@ def test_script_rows_are_the_protocol_with_their_feature_groups(tmp_path, capsys
         hits, n = M.accuracy_protocol(moves, "improved", [0, 1, 2, 3, 4], features=features,
                                       ties="split")
         assert out[row] == round(100 * hits.sum() / n.sum(), 2)
+
+
+def test_protocol_prior_records_are_learned_first():
+    """Player 0 always plays S9 from S3 H3 S9: learned beforehand, the model predicts it and
+    the first game counts too."""
+    games = _one_decision_match("S3H3S9", "S9", 8)
+    hits, moves = M.accuracy_protocol(games[1:], "naive_bayes", [0], ties="split")
+    assert moves.sum() == 0  # nothing learned before the only game: nothing predicted
+    hits, moves = M.accuracy_protocol(games[1:], "naive_bayes", [0], ties="split", prior=games[1:])
+    assert moves.sum() == 8 and hits.sum() == 8
+    hits, moves = M.accuracy_protocol(games, "naive_bayes", [0], ties="split")
+    assert hits.sum() / moves.sum() == pytest.approx(1 / 4)

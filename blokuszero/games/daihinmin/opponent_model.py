@@ -369,12 +369,15 @@ def option_key(action: int, options: str) -> int:
 def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], model: str,
                       players: list[int], seed: int = 0, *, features: int | None = None,
                       ties: str = "random", options: str = "actions",
-                      random_pass: bool = True, model_pass: bool = False
+                      random_pass: bool = True, model_pass: bool = False,
+                      prior: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
                       ) -> tuple[np.ndarray, np.ndarray]:
     """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
     game every modelled player's model has learned the games before it; each of that
     player's decisions with >= 2 non-pass options (``options``: see :func:`option_key`) is
-    predicted, from the second game on (the first has nothing learned before it).
+    predicted, from the second game on (the first has nothing learned before it) unless the
+    models first learned ``prior`` (games of other records, by player number): then from the
+    first.
 
     ``random`` draws uniformly among the options, the pass one of them if ``random_pass``
     (the paper lets a player pass at any time and leaves the pass out only when counting
@@ -395,11 +398,15 @@ def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], mo
     E.seed(int(rng.integers(2**31)))
     buf = np.empty(E.MAX_LEGAL, np.int64)
     models = {p: OpponentModel(features, model_pass) for p in players}
+    if model != "random":
+        for states, movers, actions in prior:
+            for p in players:
+                models[p].learn_game(states[movers == p], actions[movers == p])
     hits = np.zeros(len(games))
     moves = np.zeros(len(games), np.int64)
     for g, (states, movers, actions) in enumerate(games):
         for p in players:
-            for i in np.flatnonzero(movers == p) if g else []:
+            for i in np.flatnonzero(movers == p) if g or len(prior) else []:
                 plays = buf[:E.legal_plays(states[i], buf)]
                 keys = sorted({option_key(a, options) for a in plays if a != PASS})
                 if len(keys) < 2:
