@@ -21,6 +21,8 @@ prediction are numba kernels over the engine's position vectors, fast enough for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numba as nb
 import numpy as np
 
@@ -370,7 +372,7 @@ def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], mo
                       players: list[int], seed: int = 0, *, features: int | None = None,
                       ties: str = "random", options: str = "actions",
                       random_pass: bool = True, model_pass: bool = False,
-                      prior: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
+                      prior: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
                       ) -> tuple[np.ndarray, np.ndarray]:
     """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
     game every modelled player's model has learned the games before it; each of that
