@@ -41,7 +41,7 @@ from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.match import MatchSettings
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
-from blokuszero.games.daihinmin.opponent_model import OpponentModel
+from blokuszero.games.daihinmin.opponent_model import IMPROVED, OpponentModel
 from blokuszero.games.testing import random_positions
 from blokuszero.players.daihinmin_mc import MonteCarloPlayer
 
@@ -115,7 +115,7 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
 
     record = read_log(Path(__file__).parents[1] / "tests" / "data" / "daihinmin_default5_match1.log")
     game = DaihinminGame(rules_of(record)[0])
-    models = [OpponentModel(improved=True) for _ in range(5)]
+    models = [OpponentModel(IMPROVED) for _ in range(5)]
     for g in record.games[:100]:
         states, movers, actions = game_moves(g, game)
         for p, model in enumerate(models):
@@ -157,7 +157,7 @@ def model_times() -> tuple[float, float]:
                 actions.append(a)
             state.apply_action(a)
         mine.append((np.array(states).reshape(-1, E.S_SIZE), np.array(actions, np.int64)))
-    model = OpponentModel(improved=True)
+    model = OpponentModel(IMPROVED)
     model.learn_game(*mine[0])
     start = time.process_time()
     for states, actions in mine:

@@ -1,13 +1,19 @@
 """The opponent-model accuracy protocol of seed 003 (SPEC §7) on UECda server records.
 
-    python scripts/daihinmin_opponent_models.py [--json] [--players 0 1] [--curve PNG] LOG...
+    python scripts/daihinmin_opponent_models.py [--json] [--players 0 1] [--curve PNG]
+        [--ties random|first|split|any] [--options actions|cards] [--no-random-pass]
+        [--model-pass] [--features GROUP...] [--ablation] [--prior none|earlier|others] LOG...
 
 Per record (a match) and model (random, naive Bayes, improved naive Bayes): each modelled
-player's model learns the games before each game, then predicts that player's moves with two
-or more non-pass options; accuracy = hits / such moves, with a 95% Wilson interval, one row
-per match and the pooled mean, next to the paper's figures for the default client. With
-``--json`` the last line is one JSON object with the mean accuracies in percent under
-``random``, ``naive_bayes`` and ``improved``, and per match under ``matches``.
+player's model learns the games before each game (``--prior`` first the records before it,
+``earlier``, or all the others, ``others``), then predicts that player's decisions with
+two or more non-pass options; accuracy = hits / such decisions, with a 95% Wilson interval,
+one column per match and the pooled mean, next to the paper's figures for the default client.
+``--features`` names the feature groups of the improved row (default all four: relative,
+field, shape, lead); ``--ablation`` adds the improved model with each group off and the simple
+one with each group on. The counting and tie rules are :func:`accuracy_protocol`'s. With ``--json``
+the last line is one JSON object with the pooled accuracies in percent per row (``random``,
+``naive_bayes``, ``improved``, ...) and per match under ``matches``.
 """
 
 from __future__ import annotations
@@ -21,16 +27,30 @@ import numpy as np
 
 from blokuszero.games.daihinmin.game import DaihinminGame
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.opponent_model import MODELS, accuracy_protocol, game_moves
+from blokuszero.games.daihinmin.opponent_model import (FEATURES, OPTIONS, SIMPLE, TIES,
+                                                       accuracy_protocol, game_moves)
 from blokuszero.games.daihinmin.replay import rules_of
 from blokuszero.match.stats import wilson_interval
 
 PAPER = {"random": 20.55, "naive_bayes": 48.52, "improved": 64.52}  # default client modelled
 
 
-def _cell(hits: int, moves: int) -> str:
+def _cell(hits: float, moves: int) -> str:
     lo, hi = wilson_interval(hits, moves)
     return f"{100 * hits / moves:6.2f}% [{100 * lo:5.2f}, {100 * hi:5.2f}]"
+
+
+def rows_of(improved: int, ablation: bool) -> list[tuple[str, str, int | None]]:
+    """(row name, model, feature groups) of the table: the paper's three models (the improved
+    one with the groups ``improved``), and with ``ablation`` the improved one less each group
+    and the simple one plus each group."""
+    rows = [("random", "random", None), ("naive_bayes", "naive_bayes", SIMPLE),
+            ("improved", "improved", improved)]
+    if ablation:
+        rows += [(f"improved -{g}", "improved", improved & ~bit) for g, bit in FEATURES.items()
+                 if improved & bit]
+        rows += [(f"naive_bayes +{g}", "naive_bayes", bit) for g, bit in FEATURES.items()]
+    return rows
 
 
 def plot_curve(path: str, curves: dict[str, tuple[np.ndarray, np.ndarray]], block: int) -> None:
@@ -61,47 +81,75 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("logs", nargs="+", help="server game records (.log)")
     parser.add_argument("--players", type=int, nargs="+", default=[0, 1, 2, 3, 4],
                         help="players modelled, each by its own model (default all five)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-breaks")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random draws; the k-th record uses seed + k")
+    parser.add_argument("--ties", choices=TIES, default="random",
+                        help="how a model's tied best moves count (default: a uniform draw)")
+    parser.add_argument("--options", choices=OPTIONS, default="actions",
+                        help="one option per action (default) or per set of cards played")
+    parser.add_argument("--no-random-pass", dest="random_pass", action="store_false",
+                        help="the random model never passes (default: the pass is one of its moves)")
+    parser.add_argument("--model-pass", action="store_true",
+                        help="the models learn and predict passes too (default: plays only)")
+    parser.add_argument("--features", nargs="+", choices=list(FEATURES), default=list(FEATURES),
+                        help="feature groups of the improved model (default all four)")
+    parser.add_argument("--ablation", action="store_true",
+                        help="add rows: improved without each feature group, simple with each")
+    parser.add_argument("--prior", choices=["none", "earlier", "others"], default="none",
+                        help="what the models learn before a record: nothing (one match as the "
+                             "paper's protocol), the records before it (one stream of matches), "
+                             "or all the other records (leave-one-record-out)")
     parser.add_argument("--curve", help="write the learning curve (PNG) here")
     parser.add_argument("--block", type=int, default=50, help="games per point of the curve")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     args = parser.parse_args(argv)
     if any(not 0 <= p <= 4 for p in args.players):
         parser.error(f"--players takes players 0..4, not {args.players}")
-    results: dict[str, list[tuple[int, int]]] = {m: [] for m in MODELS}
-    curves: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {m: [] for m in MODELS}
-    print(f"{'match':<40} " + " ".join(f"{m:>24}" for m in MODELS))
-    for k, path in enumerate(args.logs):
+    rows = rows_of(sum(FEATURES[g] for g in set(args.features)), args.ablation)
+    rules = dict(ties=args.ties, options=args.options, random_pass=args.random_pass,
+                 model_pass=args.model_pass)
+    results: dict[str, list[tuple[float, int]]] = {name: [] for name, _, _ in rows}
+    curves: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {m: [] for m in PAPER}
+    records = []
+    for path in args.logs:
         try:
             record = read_log(path)
             game = DaihinminGame(rules_of(record)[0])
-            games = [game_moves(g, game) for g in record.games]
+            records.append([game_moves(g, game) for g in record.games])
         except (OSError, ValueError) as err:
             print(f"{path}: cannot read: {err}", file=sys.stderr)
             return 2
-        row = []
-        for m in MODELS:
-            hits, moves = accuracy_protocol(games, m, args.players, seed=args.seed + k)
-            results[m].append((int(hits.sum()), int(moves.sum())))
-            curves[m].append((hits, moves))
-            row.append(_cell(*results[m][-1]))
-        print(f"{Path(path).name:<40} " + " ".join(f"{c:>24}" for c in row))
+    for k, games in enumerate(records):
+        learned = {"none": [], "earlier": records[:k], "others": records[:k] + records[k + 1:]}
+        prior = [g for r in learned[args.prior] for g in r]
+        for name, model, features in rows:
+            hits, moves = accuracy_protocol(games, model, args.players, seed=args.seed + k,
+                                            features=features, prior=prior, **rules)
+            results[name].append((float(hits.sum()), int(moves.sum())))
+            if name in curves:
+                curves[name].append((hits, moves))
     total = {m: (sum(h for h, _ in r), sum(n for _, n in r)) for m, r in results.items()}
     if any(n == 0 for _, n in total.values()):
         print("no move with two or more options in these records", file=sys.stderr)
         return 2
-    print(f"{'mean (pooled)':<40} " + " ".join(f"{_cell(*total[m]):>24}" for m in MODELS))
-    print(f"{'paper (default client)':<40} "
-          + " ".join(f"{PAPER[m]:>23.2f}%" for m in MODELS))
+    print(" ".join(f"{k}={v}" for k, v in rules.items())
+          + f" features={','.join(sorted(set(args.features)))} prior={args.prior} seed={args.seed}")
+    names = [Path(p).stem for p in args.logs] + ["pooled"]
+    print(f"{'model':<22} " + " ".join(f"{n:>24}" for n in names) + f" {'paper':>7}")
+    for name, r in results.items():
+        cells = [_cell(h, n) for h, n in r + [total[name]]]
+        paper = f"{PAPER[name]:6.2f}%" if name in PAPER else ""
+        print(f"{name:<22} " + " ".join(f"{c:>24}" for c in cells) + f" {paper:>7}")
+    print(f"{'decisions':<22} " + " ".join(f"{n:>24}" for _, n in results["random"] + [total["random"]]))
     if args.curve:
-        shortest = min(len(h) for h, _ in curves[MODELS[0]])
+        shortest = min(len(h) for h, _ in curves["random"])
         plot_curve(args.curve, {m: (sum(h[:shortest] for h, _ in c), sum(n[:shortest] for _, n in c))
                                 for m, c in curves.items()}, args.block)
     if args.json:
         print(json.dumps({**{m: round(100 * h / n, 2) for m, (h, n) in total.items()},
                           "moves": total["random"][1],
                           "matches": [{m: round(100 * results[m][k][0] / max(results[m][k][1], 1), 2)
-                                       for m in MODELS} for k in range(len(args.logs))]}))
+                                       for m in results} for k in range(len(args.logs))]}))
     return 0
 
 

@@ -15,8 +15,9 @@ from blokuszero.games.daihinmin import engine as E
 from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.opponent_model import (OpponentModel, _histogram, game_moves,
-                                                       log_probabilities, score, strengths)
+from blokuszero.games.daihinmin.opponent_model import (IMPROVED, OpponentModel, _histogram,
+                                                       game_moves, log_probabilities, score,
+                                                       strengths)
 from blokuszero.games.daihinmin.replay import replay_record, rules_of
 from blokuszero.games.daihinmin.server import LocalSeat, run_match
 from blokuszero.games.daihinmin.tracker import TableTracker
@@ -163,7 +164,7 @@ def test_playout_policies_finish_games(roles):
     E.seed(1)
     policy = roles if isinstance(roles, str) else "roles"
     if policy == "roles":
-        model = OpponentModel(True)
+        model = OpponentModel(IMPROVED)
         model.learn_game(state.s[None], np.array([state.legal_actions()[-1]]))
         state.playout_roles = (np.array(roles or (0, 0, 0, 0, 0), np.int64),
                                np.stack([model.logp] * 5), True)
@@ -188,7 +189,7 @@ def test_model_roles_play_the_models_best_moves():
     state = DaihinminGame().new_initial_state(9)
     while state.s[E.S_PHASE] != E.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
-    model = OpponentModel(True)
+    model = OpponentModel(IMPROVED)
     record = read_log(LOG)
     game = DaihinminGame(rules_of(record)[0])
     for g in record.games[:30]:
@@ -208,7 +209,7 @@ def test_model_roles_play_the_models_best_moves():
             elif options:  # the model's score of the move played is the best of them
                 table = strengths(replay.s, True)
                 hist = _histogram(replay.s[E.S_HAND], table)
-                scores = {o: score(model.logp, replay.s, o, table, hist, True) for o in options}
+                scores = {o: score(model.logp, replay.s, o, table, hist, IMPROVED) for o in options}
                 assert scores[int(a)] >= max(scores.values()) - 1e-9
                 checked += 1
         replay.apply_action(int(a))

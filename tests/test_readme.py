@@ -133,6 +133,8 @@ COMMANDS: dict[str, Run] = {
     "default": Run(("--games", "2", "--seed", "4", "--players",
                     "mc:random:5,mc:default:5,mc:model:5,default,default")),
     "python scripts/daihinmin_opponent_models.py --json --curve curve.png match.log": Run(),
+    "python scripts/daihinmin_opponent_models.py --ties split --ablation match.log": Run(),
+    "python scripts/daihinmin_opponent_models.py --prior earlier match.log match2.log": Run(),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
     "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "

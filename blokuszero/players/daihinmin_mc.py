@@ -19,7 +19,8 @@ import numpy as np
 from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.default_client import DefaultClient
-from ..games.daihinmin.opponent_model import NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
+from ..games.daihinmin.opponent_model import (IMPROVED, NUM_MODEL_ENTRIES, OpponentModel,
+                                              log_probabilities)
 from ..games.daihinmin.playouts import DEFAULT, MODEL, POLICIES, RANDOM
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
@@ -105,7 +106,7 @@ class MonteCarloClient:
         self.player = MonteCarloPlayer(**options)
         self.tracker = TableTracker(self.player.mcts.game)
         self.me = -1  # our player number, read at our first turn
-        self.models = [OpponentModel(improved=True) for _ in range(NUM_PLAYERS)]
+        self.models = [OpponentModel(IMPROVED) for _ in range(NUM_PLAYERS)]
 
     def on_deal(self, table: np.ndarray) -> np.ndarray | None:
         if self.player.uses_models and self.tracker.actions:

@@ -9,12 +9,19 @@ played), adds the field's relative strength ``f`` as one more feature and multip
 (card count, type). Each model keeps two tables, one for sequences and one for groups and
 singles (the lone joker included); a move is scored by the table of its own type.
 
+The improved model's additions are four feature groups, bits of ``features`` so that each can be
+switched off (an ablation): :data:`F_RELATIVE` (relative strengths for ``l`` and ``d_i``),
+:data:`F_FIELD` (``f``), :data:`F_SHAPE` (``P(s)``), :data:`F_LEAD` (``P(m) P(t)``).
+:data:`SIMPLE` has none, :data:`IMPROVED` all four.
+
 Counts are learned from whole games (the hands are known once a game is over); every
 probability is Laplace-smoothed (add one), so unseen values never score -inf. Learning and
 prediction are numba kernels over the engine's position vectors, fast enough for playouts.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numba as nb
 import numpy as np
@@ -36,6 +43,12 @@ _COUNT = _BITS + NUM_BITS  # [16]          P(m) when leading (improved)
 _TYPE = _COUNT + MAX_COUNT  # [2]           P(t) when leading (improved)
 _SIZE = _TYPE + 2
 NUM_MODEL_ENTRIES = _SIZE  # length of a model's count and log-probability vectors
+
+# Feature groups of the improved model (bits of ``features``).
+F_RELATIVE, F_FIELD, F_SHAPE, F_LEAD = 1, 2, 4, 8
+SIMPLE = 0
+IMPROVED = F_RELATIVE | F_FIELD | F_SHAPE | F_LEAD
+FEATURES = {"relative": F_RELATIVE, "field": F_FIELD, "shape": F_SHAPE, "lead": F_LEAD}
 
 
 @nb.njit(cache=True)
@@ -59,7 +72,10 @@ def strengths(s: np.ndarray, relative: bool) -> np.ndarray:
 
 @nb.njit(cache=True)
 def move_class(action: int, table: np.ndarray) -> int:
-    """l: the strength (by ``table``) of the weakest card of ``action``; 14 for the lone joker."""
+    """l: the strength (by ``table``) of the weakest card of ``action``; 14 for the lone joker,
+    0 for the pass (when the model learns passes)."""
+    if action == PASS:
+        return 0
     if A_TYPE[action] == T_LONE_JOKER:
         return 14
     first = A_VALUE[action]
@@ -68,6 +84,16 @@ def move_class(action: int, table: np.ndarray) -> int:
     for c in range(max(first, 1), min(last, 13) + 1):
         low = min(low, table[c])
     return low
+
+
+@nb.njit(cache=True)
+def model_table(s: np.ndarray, action: int) -> int:
+    """Which of the two tables scores ``action``: 1 for a sequence, else 0; a pass is scored
+    by the table of the field it passes on (the paper picks the table by the field)."""
+    field = s[E.S_FIELD]
+    if action == PASS:
+        return 1 if field >= 0 and A_TYPE[field] == T_SEQUENCE else 0
+    return 1 if A_TYPE[action] == T_SEQUENCE else 0
 
 
 @nb.njit(cache=True)
@@ -117,29 +143,34 @@ def _histogram(hand: int, table: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def learn(counts: np.ndarray, states: np.ndarray, actions: np.ndarray, improved: bool) -> None:
-    """Add the moves ``actions[i]`` made in positions ``states[i]`` (passes skipped)."""
+def learn(counts: np.ndarray, states: np.ndarray, actions: np.ndarray, features: int,
+          passes: bool = False) -> None:
+    """Add the moves ``actions[i]`` made in positions ``states[i]``, counting the feature
+    groups in ``features``; passes are skipped unless ``passes``, and forced ones (no legal
+    play) always: they are no choice."""
+    buf = np.empty(E.MAX_LEGAL, np.int64)
     for i in range(states.shape[0]):
         a = actions[i]
-        if a == PASS:
-            continue
         s = states[i]
-        table = strengths(s, improved)
-        k = 1 if A_TYPE[a] == T_SEQUENCE else 0
+        if a == PASS and (not passes or E.legal_plays(s, buf) < 2):
+            continue
+        table = strengths(s, features & F_RELATIVE != 0)
+        k = model_table(s, a)
         l = move_class(a, table)
         counts[_CLS + k * NUM_CLASSES + l] += 1
         h = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
         base = _FEAT + (k * NUM_CLASSES + l) * NUM_CLASSES
         for v in range(NUM_CLASSES):
             counts[base + v] += h[v]
-        if improved:
-            field = s[E.S_FIELD]
+        field = s[E.S_FIELD]
+        if features & F_FIELD:
             f = 0 if field < 0 else move_class(field, table)
             counts[_FIELD + (k * NUM_CLASSES + l) * NUM_CLASSES + f] += 1
+        if features & F_SHAPE:
             counts[_BITS + shape_bits(s, a)] += 1
-            if field < 0:
-                counts[_COUNT + min(A_COUNT[a], MAX_COUNT - 1)] += 1
-                counts[_TYPE + k] += 1
+        if features & F_LEAD and field < 0:
+            counts[_COUNT + min(A_COUNT[a], MAX_COUNT - 1)] += 1
+            counts[_TYPE + k] += 1
 
 
 @nb.njit(cache=True)
@@ -171,61 +202,76 @@ def log_probabilities(counts: np.ndarray) -> np.ndarray:
 
 @nb.njit(cache=True)
 def score(logp: np.ndarray, s: np.ndarray, action: int, table: np.ndarray, hist: np.ndarray,
-          improved: bool) -> float:
+          features: int) -> float:
     """log of the model's score of ``action`` in position ``s`` (``table``: its strengths,
-    ``hist``: the mover's hand as a histogram of them)."""
+    ``hist``: the mover's hand as a histogram of them) with the feature groups ``features``."""
     n = NUM_CLASSES
-    k = 1 if A_TYPE[action] == T_SEQUENCE else 0
+    k = model_table(s, action)
     l = move_class(action, table)
     total = logp[_CLS + k * n + l]
     row = _FEAT + (k * n + l) * n
     for v in range(n):
         total += hist[v] * logp[row + v]
-    if improved:
-        field = s[E.S_FIELD]
+    field = s[E.S_FIELD]
+    if features & F_FIELD:
         f = 0 if field < 0 else move_class(field, table)
-        total += logp[_FIELD + (k * n + l) * n + f] + logp[_BITS + shape_bits(s, action)]
-        if field < 0:
-            total += logp[_COUNT + min(A_COUNT[action], MAX_COUNT - 1)] + logp[_TYPE + k]
+        total += logp[_FIELD + (k * n + l) * n + f]
+    if features & F_SHAPE:
+        total += logp[_BITS + shape_bits(s, action)]
+    if features & F_LEAD and field < 0:
+        total += logp[_COUNT + min(A_COUNT[action], MAX_COUNT - 1)] + logp[_TYPE + k]
     return total
 
 
 @nb.njit(cache=True)
-def choose(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> int:
-    """The model's move for the player to move in ``s``: the best-scoring non-pass legal
-    action, ties broken uniformly with numba's generator; PASS if it has none."""
+def best_moves(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray,
+               passes: bool = False) -> int:
+    """The best-scoring legal actions of the player to move in ``s``, all tied ones, the pass
+    among the candidates only if ``passes``: written to ``buf[:k]`` in ascending ids, k
+    returned (0 when the pass is left out and it can only pass)."""
     n = E.legal_plays(s, buf)
-    table = strengths(s, improved)
+    table = strengths(s, features & F_RELATIVE != 0)
     hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
     best = -np.inf
-    ties = 0
-    chosen = PASS
-    for i in range(n):
+    k = 0
+    for i in range(n):  # buf[i] is read before buf[k <= i] is written
         a = buf[i]
-        if a == PASS:
+        if a == PASS and not passes:
             continue
-        v = score(logp, s, a, table, hist, improved)
+        v = score(logp, s, a, table, hist, features)
         if v > best + 1e-9:
-            best, chosen, ties = v, a, 1
-        elif v > best - 1e-9:
-            ties += 1
-            if np.random.randint(ties) == 0:  # reservoir: uniform among the tied
-                chosen = a
-    return chosen
+            best, k = v, 0
+        if v > best - 1e-9:
+            buf[k] = a
+            k += 1
+    return k
 
 
 @nb.njit(cache=True)
-def sample(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> int:
+def choose(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray,
+           first: bool = False, passes: bool = False) -> int:
+    """The model's move for the player to move in ``s``: the best-scoring legal action (the
+    pass a candidate only if ``passes``); among tied ones the lowest id if ``first`` (the
+    server's table order: rank, then suit S, H, D, C), else one drawn uniformly with numba's
+    generator. PASS if it has nothing else."""
+    k = best_moves(logp, s, features, buf, passes)
+    if k == 0:
+        return PASS
+    return buf[0] if first else buf[np.random.randint(k)]
+
+
+@nb.njit(cache=True)
+def sample(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray) -> int:
     """A non-pass legal action drawn with probability proportional to the model's score
     (its posterior over the moves; the paper's "softmax" for diverse playouts); PASS if none."""
     n = E.legal_plays(s, buf)
-    table = strengths(s, improved)
+    table = strengths(s, features & F_RELATIVE != 0)
     hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
     scores = np.full(n, -np.inf)
     best = -np.inf
     for i in range(n):
         if buf[i] != PASS:
-            scores[i] = score(logp, s, buf[i], table, hist, improved)
+            scores[i] = score(logp, s, buf[i], table, hist, features)
             best = max(best, scores[i])
     if best == -np.inf:
         return PASS
@@ -245,10 +291,13 @@ def sample(logp: np.ndarray, s: np.ndarray, improved: bool, buf: np.ndarray) -> 
 
 
 class OpponentModel:
-    """One opponent's naive-Bayes model, ``improved`` or simple, learned game by game."""
+    """One opponent's naive-Bayes model with the feature groups ``features`` (:data:`SIMPLE`,
+    :data:`IMPROVED` or any other mix of the ``F_*`` bits), learned game by game; with
+    ``passes`` the pass is a move it learns (class 0) and predicts."""
 
-    def __init__(self, improved: bool) -> None:
-        self.improved = improved
+    def __init__(self, features: int, passes: bool = False) -> None:
+        self.features = features
+        self.passes = passes
         self.counts = np.zeros(_SIZE, np.int64)
         self.logp = log_probabilities(self.counts)
 
@@ -259,26 +308,24 @@ class OpponentModel:
         actions = np.ascontiguousarray(actions, np.int64)
         if len(states) != len(actions):
             raise ValueError(f"{len(states)} positions but {len(actions)} actions")
-        learn(self.counts, states, actions, self.improved)
+        learn(self.counts, states, actions, self.features, self.passes)
         self.logp = log_probabilities(self.counts)
 
-    def predict(self, s: np.ndarray, buf: np.ndarray | None = None) -> int:
-        """The model's move in position vector ``s`` (seed numba's generator for ties)."""
+    def best(self, s: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+        """The model's best moves in position vector ``s``, all tied ones, ascending ids."""
         if s[E.S_PHASE] != E.P_PLAY:
             raise ValueError("the opponent model predicts moves of the play phase only")
-        return int(choose(self.logp, s, self.improved,
-                          np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf))
+        buf = np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf
+        return buf[:best_moves(self.logp, s, self.features, buf, self.passes)].copy()
 
-
-@nb.njit(cache=True)
-def count_options(states: np.ndarray, buf: np.ndarray) -> np.ndarray:
-    """[N] number of non-pass legal actions of the player to move in each position."""
-    out = np.zeros(states.shape[0], np.int64)
-    for i in range(states.shape[0]):
-        n = E.legal_plays(states[i], buf)
-        for j in range(n):
-            out[i] += buf[j] != PASS
-    return out
+    def predict(self, s: np.ndarray, buf: np.ndarray | None = None, first: bool = False) -> int:
+        """The model's move in position vector ``s``: among tied moves the lowest id if
+        ``first``, else a uniform draw (seed numba's generator)."""
+        if s[E.S_PHASE] != E.P_PLAY:
+            raise ValueError("the opponent model predicts moves of the play phase only")
+        return int(choose(self.logp, s, self.features,
+                          np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf, first,
+                          self.passes))
 
 
 def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -311,34 +358,73 @@ def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 MODELS = ("random", "naive_bayes", "improved")
+TIES = ("random", "first", "split", "any")
+OPTIONS = ("actions", "cards")
+
+
+def option_key(action: int, options: str) -> int:
+    """What makes two moves one option: the action id (``actions``: the joker standing for
+    different cards or suits gives different options) or the cards played (``cards``)."""
+    return int(A_CARDS[action]) if options == "cards" else int(action)
 
 
 def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], model: str,
-                      players: list[int], seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                      players: list[int], seed: int = 0, *, features: int | None = None,
+                      ties: str = "random", options: str = "actions",
+                      random_pass: bool = True, model_pass: bool = False,
+                      prior: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
     game every modelled player's model has learned the games before it; each of that
-    player's moves with >= 2 non-pass options is predicted, from the second game on (the
-    first has nothing learned before it). Returns per game (hits, moves)."""
+    player's decisions with >= 2 non-pass options (``options``: see :func:`option_key`) is
+    predicted, from the second game on (the first has nothing learned before it) unless the
+    models first learned ``prior`` (games of other records, by player number): then from the
+    first.
+
+    ``random`` draws uniformly among the options, the pass one of them if ``random_pass``
+    (the paper lets a player pass at any time and leaves the pass out only when counting
+    options). The models score with ``features`` (default :data:`SIMPLE` for naive Bayes,
+    :data:`IMPROVED` for improved) and pass only if ``model_pass`` (then they learn the
+    passes too, as the moves of class 0); their tied best moves are broken by
+    ``ties``: a uniform draw (``random``), the lowest id (``first``), ``split``: 1/k of a
+    hit when the move made is one of k tied options (the draw's expectation), or ``any``: a
+    hit when it is one of them (the bound no tie rule passes). Returns per game (hits,
+    decisions)."""
     if model not in MODELS:
         raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
+    if ties not in TIES or options not in OPTIONS:
+        raise ValueError(f"ties must be one of {TIES} and options one of {OPTIONS}")
+    if features is None:
+        features = IMPROVED if model == "improved" else SIMPLE
     rng = np.random.default_rng(seed)
     E.seed(int(rng.integers(2**31)))
     buf = np.empty(E.MAX_LEGAL, np.int64)
-    models = {p: OpponentModel(model == "improved") for p in players}
-    hits = np.zeros(len(games), np.int64)
+    models = {p: OpponentModel(features, model_pass) for p in players}
+    if model != "random":
+        for states, movers, actions in prior:
+            for p in players:
+                models[p].learn_game(states[movers == p], actions[movers == p])
+    hits = np.zeros(len(games))
     moves = np.zeros(len(games), np.int64)
     for g, (states, movers, actions) in enumerate(games):
-        options = count_options(states, buf)
         for p in players:
-            mine = np.flatnonzero((movers == p) & (options >= 2)) if g else []
-            moves[g] += len(mine)
-            for i in mine:
+            for i in np.flatnonzero(movers == p) if g or len(prior) else []:
+                plays = buf[:E.legal_plays(states[i], buf)]
+                keys = sorted({option_key(a, options) for a in plays if a != PASS})
+                if len(keys) < 2:
+                    continue
+                moves[g] += 1
+                made = option_key(actions[i], options)
                 if model == "random":
-                    plays = buf[:E.legal_plays(states[i], buf)]
-                    guess = rng.choice(plays[plays != PASS])
+                    hits[g] += rng.choice(keys + [PASS] if random_pass else keys) == made
+                    continue
+                if ties == "first":
+                    hits[g] += option_key(models[p].predict(states[i], buf, True), options) == made
+                elif ties == "random":
+                    hits[g] += option_key(models[p].predict(states[i], buf), options) == made
                 else:
-                    guess = models[p].predict(states[i], buf)
-                hits[g] += guess == actions[i]
+                    tied = {option_key(a, options) for a in models[p].best(states[i], buf)}
+                    hits[g] += (made in tied) / (len(tied) if ties == "split" else 1)
             if model != "random":
                 own = movers == p
                 models[p].learn_game(states[own], actions[own])

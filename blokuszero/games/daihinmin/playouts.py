@@ -21,7 +21,7 @@ import numpy as np
 
 from . import engine as E
 from .actions import PASS
-from .opponent_model import choose, move_class, sample, shape_bits, strengths
+from .opponent_model import IMPROVED, SIMPLE, choose, move_class, sample, shape_bits, strengths
 
 POLICIES = ("random", "default", "model", "model_sample")
 RANDOM, DEFAULT, MODEL, MODEL_SAMPLE = range(4)
@@ -68,9 +68,9 @@ def policy_playout(s: np.ndarray, roles: np.ndarray, logp: np.ndarray, improved:
             if role == DEFAULT:
                 a = _default_like(s, buf)
             elif role == MODEL:
-                a = choose(logp[p], s, improved, buf)
+                a = choose(logp[p], s, IMPROVED if improved else SIMPLE, buf)
             elif role == MODEL_SAMPLE:
-                a = sample(logp[p], s, improved, buf)
+                a = sample(logp[p], s, IMPROVED if improved else SIMPLE, buf)
             else:
                 a = _random(s, buf)
         players[t] = E.current_player(s)
