@@ -15,7 +15,7 @@ from blokuszero.games.ggp.perft import main as perft_main, perft
 from blokuszero.games.ggp.reasoner import make_reasoner
 from blokuszero.games.testing import check_game, random_step
 
-from ggp_sheets import RULES_DIR, SHEETS, sheet_game
+from ggp_sheets import RULES_DIR, SHEETS, SLOW_SHEETS, sheet_game
 
 # A 3-role game written for these tests (no sheet has its shape): every role picks a number
 # at once; after two rounds the sum decides. Simultaneous moves, recursion (sum by successor),
@@ -237,11 +237,7 @@ def test_auto_falls_back_to_the_interpreter_and_says_why(caplog):
     check_game(game, num_games=2)
 
 
-_SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough", "ttcc4",
-                "ttcc4_2player"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_SHEETS
+@pytest.mark.parametrize("name", [pytest.param(s, marks=pytest.mark.slow) if s in SLOW_SHEETS
                                   else s for s in SHEETS])
 def test_every_sheet_passes_conformance(name):
     game = sheet_game(name)
