@@ -79,6 +79,28 @@ def test_walks_agree_on_the_hand_written_game_and_find_a_planted_fault():
     assert found.disagreements == ["walk 0 step 0: legal moves of a: only ours -; only Prolog's wait"]
 
 
+# Relations of no arguments written both ways, (late) and late: our reader once kept (late) a
+# term of its own, so terminal never held here (found by comparing with the oracle).
+PROPOSITIONS = """
+(role r)
+(init (step 0)) (succ 0 1) (succ 1 2)
+(<= (legal r go) (true (step ?n)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= late (true (step 2)))
+(<= (terminal) (late))
+(<= (goal r 100) (not (late)))
+(<= (goal r 50) late)
+"""
+
+
+@pytest.mark.parametrize("kind", ["propnet", "interpreter"])
+def test_propositions_in_parentheses_agree_with_prolog(kind):
+    reasoner = GgpGame(PROPOSITIONS, reasoner=kind).reasoner
+    with PrologGame(PROPOSITIONS) as oracle:
+        found = compare_walks(reasoner, oracle, walks=1, seed=0)
+    assert found.disagreements == [] and (found.ended, found.states) == (1, 3)
+
+
 def _compare(name: str, reasoner: str, walks: int) -> None:
     game = sheet_game(name, reasoner)
     with PrologGame((RULES_DIR / f"{name}.kif").read_text()) as oracle:

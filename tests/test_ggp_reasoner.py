@@ -52,6 +52,15 @@ def test_parser_reads_rules_case_insensitively():
     assert rules[1].head == ("legal", "?p", "noop") and rules[1].body == (("role", "?p"),)
 
 
+def test_parser_reads_a_relation_of_no_arguments_in_parentheses_as_the_proposition():
+    # Found by the Prolog oracle: (terminal) and (late) were never true, for facts are matched
+    # by equal terms and (late) is not late.
+    rules = parse_kif("(<= (terminal) (late) (not (late)))\n(late)\n(init (step))")
+    assert rules[0].head == "terminal" and rules[0].body == ("late", ("not", "late"))
+    assert rules[1].head == "late"
+    assert rules[2].head == ("init", ("step",))  # a function term keeps its parentheses
+
+
 @pytest.mark.parametrize("text, where, words", [
     ("(role x)\n(init (cell 1)", (2, 1), "never closed"),
     ("(role x))", (1, 9), "without a matching"),
