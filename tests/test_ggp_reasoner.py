@@ -67,6 +67,8 @@ def test_parser_reads_a_relation_of_no_arguments_in_parentheses_as_the_propositi
     ("(role x)\n  (<= ?x (role x))", (2, 7), "cannot be a rule head"),
     ("(role x)\n(<= (p ?x) ((q) ?x))", (2, 13), "cannot be the name"),
     ("(role x)\n(<= (p) (not (q) (r)))", (2, 9), "'not' takes one"),
+    ("(role x)\n(<= (p ?x) (role ?x) (not (distinct ?x x)))", (2, 22), "'not' of 'distinct' is not GDL"),
+    ("(role x)\n(<= (p) (not (not (role x))))", (2, 9), "'not' of 'not' is not GDL"),
 ])
 def test_parser_errors_name_line_and_column(text, where, words):
     with pytest.raises(KifError, match=words) as err:

@@ -142,7 +142,13 @@ class _Reader:
             if name == "distinct" and arity != 2:
                 raise self.error(f"'distinct' takes two terms, got {arity}", pos)
             if name in ("not", "or", "and"):
-                return (name, *(self.literal(a) for a in value[1:]))
+                lit = (name, *(self.literal(a) for a in value[1:]))
+                # Not an atom: relation 'distinct' or 'not' would have no facts, so the
+                # negation would hold always (found by the Prolog oracle).
+                if name == "not" and isinstance(lit[1], tuple) and lit[1][0] in ("distinct", "not"):
+                    raise self.error(f"'not' of '{lit[1][0]}' is not GDL: 'not' takes an atom, "
+                                     "'or' or 'and' (an equality is a shared variable)", pos)
+                return lit
         return _sentence(lit)
 
     def rules(self) -> list[Rule]:
