@@ -101,6 +101,110 @@ def test_propositions_in_parentheses_agree_with_prolog(kind):
     assert found.disagreements == [] and (found.ended, found.states) == (1, 3)
 
 
+# Shapes the rule sheets lack, each compared over random walks with both reasoners.
+SHAPES = {
+    # Recursion over the state with cycles: r toggles edges while s looks at what is reachable.
+    "reach": """
+(role r) (role s)
+(node 1) (node 2) (node 3) (node 4)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(init (step 0)) (init (edge 1 2)) (init (edge 2 3)) (init (edge 3 2))
+(<= (reach 1) (role r))
+(<= (reach ?y) (reach ?x) (true (edge ?x ?y)))
+(<= (legal r (toggle ?x ?y)) (node ?x) (node ?y) (distinct ?x ?y))
+(<= (legal s (look ?x)) (reach ?x))
+(<= (legal s (look none)) (not (reach 4)) (role s))
+(<= (next (edge ?x ?y)) (true (edge ?x ?y)) (not (does r (toggle ?x ?y))))
+(<= (next (edge ?x ?y)) (does r (toggle ?x ?y)) (not (true (edge ?x ?y))))
+(<= (next (seen ?x)) (reach ?x))
+(<= (next (looked ?x)) (does s (look ?x)) (or (reach ?x) (true (looked ?x))))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 8)))
+(<= (goal r 100) (reach 4)) (<= (goal r 0) (not (reach 4)))
+(<= (goal s 100) (not (reach 4))) (<= (goal s 0) (reach 4))
+""",
+    # Nested terms, distinct on compound terms, (f) as a term, not of or, relations named as
+    # Prolog's builtins, symbols that look like numbers, upper case, several goals at once.
+    "terms": """
+(ROLE P) (role q)
+(val 1) (val 2) (val 007) (val 7)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (box (pair 1 1))) (init (TAG (Empty))) (init (count 0))
+(<= (legal ?r (put ?x)) (role ?r) (val ?x) (not (or (true (box (pair ?x ?x))) (true (used ?x)))))
+(<= (legal ?r noop) (role ?r))
+(<= (next (box (pair ?x ?y))) (does p (put ?x)) (does q (put ?y)))
+(<= (next (box ?b)) (true (box ?b)) (or (does p noop) (does q noop)))
+(<= (next (used ?x)) (does ?r (put ?x)))
+(<= (next (used ?x)) (true (used ?x)))
+(<= (next (tag (same ?x))) (true (box (pair ?x ?x))))
+(<= (next (tag (differ))) (true (box (pair ?x ?y))) (distinct (pair ?x ?y) (pair ?y ?x)))
+(<= (next (tag (empty))) (true (tag (empty))) (or (does p noop) (does q noop)))
+(<= (next (count ?n)) (true (count ?m)) (succ ?m ?n))
+(<= (member ?x) (true (used ?x)) (not (is ?x)))
+(<= (is 7) (role p))
+(<= (call (member ?x)) (member ?x))
+(<= (next (called ?c)) (call ?c))
+(<= terminal (true (count 6)))
+(<= terminal (true (used 007)) (true (used 7)))
+(<= (goal ?r 50) (role ?r) (not (true (tag (differ)))))
+(<= (goal p 100) (true (tag (differ))))
+(<= (goal q 0) (true (tag (differ))))
+(<= (goal ?r 25) (role ?r) (true (tag (same ?x))) (distinct ?x 1))
+""",
+    # Recursion through does, simultaneous moves, a terminal that is a negation.
+    "pushes": """
+(role a) (role b)
+(cell 1) (cell 2) (cell 3) (cell 4) (cell 5)
+(adj 1 2) (adj 2 3) (adj 3 4) (adj 4 5) (adj 5 1)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+(init (t 0))
+(<= (legal ?r (push ?c)) (role ?r) (cell ?c) (not (true (wall ?c))))
+(<= (pushed ?c) (does ?r (push ?c)))
+(<= (pushed ?d) (pushed ?c) (adj ?c ?d) (not (true (wall ?d))))
+(<= (next (wall ?c)) (pushed ?c) (does a (push ?c)) (not (does b (push ?c))))
+(<= (next (wall ?c)) (true (wall ?c)))
+(<= (next (hit ?c)) (pushed ?c))
+(<= (next (t ?n)) (true (t ?m)) (succ ?m ?n))
+(<= terminal (true (t 5)))
+(<= terminal (not (open)))
+(<= open (cell ?c) (not (true (wall ?c))))
+(<= (goal a ?n) (true (t ?n)))
+(<= (goal b 10) (role b))
+""",
+    # Variables bound inside or branches, init from rules, equality as a shared variable.
+    "branches": """
+(role x) (role y)
+(index 1) (index 2) (index 3)
+(q 1) (q 2) (r 3) (r 2)
+(<= (init (cell ?i)) (index ?i))
+(init (round 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (p ?v) (or (q ?v) (r ?v)) (distinct ?v 1))
+(<= (same ?a ?a) (index ?a))
+(<= (legal ?role (take ?i)) (role ?role) (true (cell ?i)) (p ?i))
+(<= (legal ?role (pair ?i ?j)) (role ?role) (true (cell ?i)) (true (cell ?j)) (same ?i ?j))
+(<= (legal ?role noop) (role ?role))
+(<= (next (cell ?i)) (true (cell ?i)) (not (does x (take ?i))) (not (does y (take ?i))))
+(<= (next (got ?role ?i)) (does ?role (take ?i)))
+(<= (next (got ?role ?i)) (true (got ?role ?i)))
+(<= (next (round ?n)) (true (round ?m)) (succ ?m ?n))
+(<= terminal (true (round 4)))
+(<= (goal ?role 100) (true (got ?role ?i)) (or (distinct ?i 2) (true (got ?role 3))))
+(<= (goal ?role 0) (role ?role) (not (true (got ?role 2))) (not (true (got ?role 3))))
+(<= (goal ?role 40) (true (got ?role 2)) (not (true (got ?role 3))))
+""",
+}
+
+
+@pytest.mark.parametrize("kind", ["propnet", "interpreter"])
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_shapes_the_sheets_lack_agree_with_prolog(shape, kind):
+    reasoner = GgpGame(SHAPES[shape], reasoner=kind).reasoner
+    with PrologGame(SHAPES[shape]) as oracle:
+        found = compare_walks(reasoner, oracle, walks=10, seed=0)
+    assert found.disagreements == [] and found.ended == 10
+
+
 def _compare(name: str, reasoner: str, walks: int) -> None:
     game = sheet_game(name, reasoner)
     with PrologGame((RULES_DIR / f"{name}.kif").read_text()) as oracle:
