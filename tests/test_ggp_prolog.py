@@ -73,7 +73,7 @@ def test_walks_agree_on_the_hand_written_game_and_find_a_planted_fault():
     with PrologGame(COUNT) as oracle:
         found = compare_walks(reasoner, oracle, walks=5, seed=0)
     assert found.disagreements == [] and found.ended == 5 and found.states > 5
-    # Prolog told that b may wait only as a: the walk must stop on b's moves at once.
+    # Prolog told that a, not b, may wait: the walk stops at the first state, on a's moves.
     with PrologGame(COUNT.replace("(distinct ?r a)", "(distinct ?r b)")) as oracle:
         found = compare_walks(reasoner, oracle, walks=1, seed=0)
     assert found.disagreements == ["walk 0 step 0: legal moves of a: only ours -; only Prolog's wait"]
