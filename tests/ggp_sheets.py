@@ -14,6 +14,9 @@ if not (RULES_DIR / "perft.json").is_file():
     raise FileNotFoundError(f"GGP rule sheets not found: {RULES_DIR} holds no perft.json "
                             f"(BLOKUSZERO_GGP_RULES names the folder)")
 SHEETS = sorted(p.stem for p in RULES_DIR.glob("*.kif"))
+#: Sheets whose compilation takes seconds to minutes (checkers: minutes): their tests are slow.
+SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough", "ttcc4",
+               "ttcc4_2player"}
 
 
 @functools.lru_cache(maxsize=None)

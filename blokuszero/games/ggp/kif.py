@@ -69,6 +69,12 @@ def variables(term: Term, out: set[str] | None = None) -> set[str]:
     return out
 
 
+def _sentence(atom: Term) -> Term:
+    """A relation's atom with ``(p)`` read as the proposition ``p``: both are relation p of no
+    arguments, and facts are matched by equal terms."""
+    return atom[0] if isinstance(atom, tuple) and len(atom) == 1 else atom
+
+
 class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -136,8 +142,14 @@ class _Reader:
             if name == "distinct" and arity != 2:
                 raise self.error(f"'distinct' takes two terms, got {arity}", pos)
             if name in ("not", "or", "and"):
-                return (name, *(self.literal(a) for a in value[1:]))
-        return lit
+                lit = (name, *(self.literal(a) for a in value[1:]))
+                # Not an atom: relation 'distinct' or 'not' would have no facts, so the
+                # negation would hold always (found by the Prolog oracle).
+                if name == "not" and isinstance(lit[1], tuple) and lit[1][0] in ("distinct", "not"):
+                    raise self.error(f"'not' of '{lit[1][0]}' is not GDL: 'not' takes an atom, "
+                                     "'or' or 'and' (an equality is a shared variable)", pos)
+                return lit
+        return _sentence(lit)
 
     def rules(self) -> list[Rule]:
         out = []
@@ -147,12 +159,12 @@ class _Reader:
             if isinstance(value, list) and value and value[0][0] == "<=":
                 if len(value) < 2:
                     raise self.error("rule '<=' has no head", pos)
-                head = self.term(value[1], "a rule head")
+                head = _sentence(self.term(value[1], "a rule head"))
                 if is_var(head):
                     raise self.error(f"variable {head} cannot be a rule head", value[1][1])
                 out.append(Rule(head, tuple(self.literal(b) for b in value[2:]), line))
             else:
-                head = self.term(node, "a sentence")
+                head = _sentence(self.term(node, "a sentence"))
                 if is_var(head):
                     raise self.error(f"variable {head} cannot be a sentence", pos)
                 out.append(Rule(head, (), line))
