@@ -12,7 +12,10 @@ our ``blokuszero-uecda`` client playing SPEC, started as a process and connected
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in; a leading
 ``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
-points per game with a 95% interval and writes the official game record.
+points per game with a 95% interval and its thinking time per decision (from the server handing it
+the deal or turn table to its answer: gifts and plays), and writes the official game record.
+Exits 1 if a TCP player dropped its connection (the server then read its turns as passes) or a
+started client exited with an error.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -37,6 +41,55 @@ def _short(spec: str) -> str:
     """An in-process player's name stem: ``dflt`` for the default client (as the official
     records name it), else the spec's first part."""
     return "dflt" if spec == "default" else spec.split(":")[0]
+
+
+class TimedSeat:
+    """A seat that times its player's decisions: wall time from the server handing it the deal
+    or hand table to its gift or play (a TCP client thinks in that interval; an in-process one
+    in ``deal``/``hand``). The other seats' cheap ``hand`` calls after the mover's fall inside it."""
+
+    def __init__(self, seat) -> None:
+        self.seat = seat
+        self.name = seat.name
+        self.seconds: list[float] = []
+        self._start = 0.0
+
+    def deal(self, table: np.ndarray) -> None:
+        self._start = time.perf_counter()
+        self.seat.deal(table)
+
+    def read_gift(self) -> np.ndarray:
+        return self._timed(self.seat.read_gift())
+
+    def hand(self, table: np.ndarray) -> None:
+        self._start = time.perf_counter()
+        self.seat.hand(table)
+
+    def read_play(self) -> np.ndarray:
+        return self._timed(self.seat.read_play())
+
+    def _timed(self, answer: np.ndarray) -> np.ndarray:
+        self.seconds.append(time.perf_counter() - self._start)
+        return answer
+
+    def reply(self, code: int) -> None:
+        self.seat.reply(code)
+
+    def field(self, table: np.ndarray) -> None:
+        self.seat.field(table)
+
+    def end(self, flag: int) -> None:
+        self.seat.end(flag)
+
+
+def failures(seats: Sequence[TimedSeat], processes: dict[int, subprocess.Popen]) -> list[str]:
+    """What went wrong with the TCP players: a dropped connection (its turns were passes from
+    then on) or a client process that exited with an error (player number -> process)."""
+    problems = [f"player {p} {seat.name} dropped its connection"
+                for p, seat in enumerate(seats) if getattr(seat.seat, "dropped", False)]
+    problems += [f"player {p} exited with code {process.returncode}"
+                 for p, process in processes.items() if process.returncode]
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--players names 5 players, not {len(specs)}")
     seed = int(time.time()) if args.seed is None else args.seed
     listener = None
-    processes = []
-    seats = []
+    processes: dict[int, subprocess.Popen] = {}
+    seats: list[TimedSeat] = []
     try:
         for number, spec in enumerate(specs):
             if not spec.startswith(("tcp:", "cmd:")):
@@ -67,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                     client = make_client(spec, seed + number)
                 except ValueError as err:
                     parser.error(str(err))
-                seats.append(LocalSeat(client, f"{_short(spec)}{number}"))
+                seats.append(TimedSeat(LocalSeat(client, f"{_short(spec)}{number}")))
                 continue
             if listener is None:
                 listener = listen(args.host, args.port)
@@ -80,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
                 command = engine_argv(spec[4:].format(host=host, port=port))
             else:
                 parser.error(f"unknown player {spec!r}: default, mc..., tcp:SPEC or cmd:COMMAND")
-            processes.append(subprocess.Popen(command))
+            processes[number] = subprocess.Popen(command)
             conn, name = accept_player(listener, number)
-            seats.append(TcpSeat(conn, name))
+            seats.append(TimedSeat(TcpSeat(conn, name)))
         port = listener.getsockname()[1] if listener else 0
         bar = tqdm(total=args.games, unit="game")
         result = run_match(seats, MatchSettings(games=args.games, rank_reset=args.rank_reset,
@@ -92,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if listener is not None:
             listener.close()
-        for process in processes:
+        for process in processes.values():
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -104,8 +157,14 @@ def main(argv: list[str] | None = None) -> int:
     for p, name in enumerate(result.names):
         mean = points[:, p].mean()
         half = 1.96 * points[:, p].std(ddof=1) / np.sqrt(len(points)) if len(points) > 1 else 0
-        print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%)")
-    return 0
+        seconds = np.array(seats[p].seconds) * 1000
+        print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%), "
+              f"ms per decision mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
+              f"max {seconds.max():.1f} ({len(seconds)} decisions)")
+    problems = failures(seats, processes)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
