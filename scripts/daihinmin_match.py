@@ -105,11 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="TCP port (0: any free one)")
+    parser.add_argument("--self-follow", action="store_true",
+                        help="not an official rule: the field clears only when every player "
+                             "still in has passed, so the last player answers its own play "
+                             "(FujiGokoro's server; its client plays only under it)")
     args = parser.parse_args(argv)
     specs = args.players.split(",")
     if len(specs) != 5:
         parser.error(f"--players names 5 players, not {len(specs)}")
     seed = int(time.time()) if args.seed is None else args.seed
+    rules = Rules(self_follow=args.self_follow)
     listener = None
     processes: dict[int, subprocess.Popen] = {}
     seats: list[TimedSeat] = []
@@ -117,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         for number, spec in enumerate(specs):
             if not spec.startswith(("tcp:", "cmd:")):
                 try:
-                    client = make_client(spec, seed + number)
+                    client = make_client(spec, seed + number, rules)
                 except ValueError as err:
                     parser.error(str(err))
                 seats.append(TimedSeat(LocalSeat(client, f"{_short(spec)}{number}")))
@@ -129,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                 command = [sys.executable, "-m", "blokuszero.engines.uecda", "-h", host, "-p",
                            str(port), "-n", f"{spec[4:].split(':')[0]}{number}", "--player",
                            spec[4:], "--seed", str(seed + number)]
+                command += ["--self-follow"] if args.self_follow else []
             elif spec.startswith("cmd:"):
                 command = engine_argv(spec[4:].format(host=host, port=port))
             else:
@@ -140,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         bar = tqdm(total=args.games, unit="game")
         result = run_match(seats, MatchSettings(games=args.games, rank_reset=args.rank_reset,
                                                 seat_change_every=args.seat_every),
-                           Rules(), seed, args.log, port, lambda n, points: bar.update())
+                           rules, seed, args.log, port, lambda n, points: bar.update())
         bar.close()
     finally:
         if listener is not None:
