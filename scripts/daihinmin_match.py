@@ -12,8 +12,8 @@ our ``blokuszero-uecda`` client playing SPEC, started as a process and connected
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in; a leading
 ``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
-points per game with a 95% interval and its thinking time per decision (from the server handing it
-the deal or turn table to its answer: gifts and plays), and writes the official game record.
+points per game with a 95% interval and its thinking time per play (from the server handing it
+its turn table to its answer), and writes the official game record.
 Exits 1 if a TCP player dropped its connection (the server then read its turns as passes) or a
 started client exited with an error.
 """
@@ -44,9 +44,10 @@ def _short(spec: str) -> str:
 
 
 class TimedSeat:
-    """A seat that times its player's decisions: wall time from the server handing it the deal
-    or hand table to its gift or play (a TCP client thinks in that interval; an in-process one
-    in ``deal``/``hand``). The other seats' cheap ``hand`` calls after the mover's fall inside it."""
+    """A seat that times its player's plays: wall time from the server handing it the hand table
+    to its play (a TCP client thinks in that interval, an in-process one in ``hand``). The other
+    seats' cheap ``hand`` calls after the mover's fall inside it. Gifts are not timed: the server
+    reads the daifugo's gift before the fugo's, so the fugo's interval would hold both."""
 
     def __init__(self, seat) -> None:
         self.seat = seat
@@ -55,20 +56,17 @@ class TimedSeat:
         self._start = 0.0
 
     def deal(self, table: np.ndarray) -> None:
-        self._start = time.perf_counter()
         self.seat.deal(table)
 
     def read_gift(self) -> np.ndarray:
-        return self._timed(self.seat.read_gift())
+        return self.seat.read_gift()
 
     def hand(self, table: np.ndarray) -> None:
         self._start = time.perf_counter()
         self.seat.hand(table)
 
     def read_play(self) -> np.ndarray:
-        return self._timed(self.seat.read_play())
-
-    def _timed(self, answer: np.ndarray) -> np.ndarray:
+        answer = self.seat.read_play()
         self.seconds.append(time.perf_counter() - self._start)
         return answer
 
@@ -165,8 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         half = 1.96 * points[:, p].std(ddof=1) / np.sqrt(len(points)) if len(points) > 1 else 0
         seconds = np.array(seats[p].seconds) * 1000
         print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%), "
-              f"ms per decision mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
-              f"max {seconds.max():.1f} ({len(seconds)} decisions)")
+              f"ms per play mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
+              f"max {seconds.max():.1f} ({len(seconds)} plays)")
     problems = failures(seats, processes)
     for problem in problems:
         print(problem, file=sys.stderr)

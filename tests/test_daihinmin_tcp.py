@@ -225,7 +225,7 @@ def test_match_script_records_a_foreign_client_started_by_command(tmp_path, caps
     assert _match_script().main(["--games", "6", "--seed", "7", "--rank-reset", "3", "--log",
                                  str(log), "--players", ",".join(players)]) == 0
     out = capsys.readouterr().out
-    assert "player 3 alien3" in out and "ms per decision" in out
+    assert "player 3 alien3" in out and "ms per play" in out
     record = read_log(log)
     assert record.names[3] == "alien3" and len(record.games) == 6
     # Every game replays under the rules, the default seats' decisions included; the foreign
