@@ -12,7 +12,10 @@ our ``blokuszero-uecda`` client playing SPEC, started as a process and connected
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in; a leading
 ``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
-points per game with a 95% interval and writes the official game record.
+points per game with a 95% interval and its thinking time per play (from the server handing it
+its turn table to its answer), and writes the official game record.
+Exits 1 if a TCP player dropped its connection (the server then read its turns as passes) or a
+started client exited with an error.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -39,6 +43,53 @@ def _short(spec: str) -> str:
     return "dflt" if spec == "default" else spec.split(":")[0]
 
 
+class TimedSeat:
+    """A seat that times its player's plays: wall time from the server handing it the hand table
+    to its play (a TCP client thinks in that interval, an in-process one in ``hand``). The other
+    seats' cheap ``hand`` calls after the mover's fall inside it. Gifts are not timed: the server
+    reads the daifugo's gift before the fugo's, so the fugo's interval would hold both."""
+
+    def __init__(self, seat) -> None:
+        self.seat = seat
+        self.name = seat.name
+        self.seconds: list[float] = []
+        self._start = 0.0
+
+    def deal(self, table: np.ndarray) -> None:
+        self.seat.deal(table)
+
+    def read_gift(self) -> np.ndarray:
+        return self.seat.read_gift()
+
+    def hand(self, table: np.ndarray) -> None:
+        self._start = time.perf_counter()
+        self.seat.hand(table)
+
+    def read_play(self) -> np.ndarray:
+        answer = self.seat.read_play()
+        self.seconds.append(time.perf_counter() - self._start)
+        return answer
+
+    def reply(self, code: int) -> None:
+        self.seat.reply(code)
+
+    def field(self, table: np.ndarray) -> None:
+        self.seat.field(table)
+
+    def end(self, flag: int) -> None:
+        self.seat.end(flag)
+
+
+def failures(seats: Sequence[TimedSeat], processes: dict[int, subprocess.Popen]) -> list[str]:
+    """What went wrong with the TCP players: a dropped connection (its turns were passes from
+    then on) or a client process that exited with an error (player number -> process)."""
+    problems = [f"player {p} {seat.name} dropped its connection"
+                for p, seat in enumerate(seats) if getattr(seat.seat, "dropped", False)]
+    problems += [f"player {p} exited with code {process.returncode}"
+                 for p, process in processes.items() if process.returncode]
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
@@ -52,22 +103,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="TCP port (0: any free one)")
+    parser.add_argument("--self-follow", action="store_true",
+                        help="not an official rule: the field clears only when every player "
+                             "still in has passed, so the last player answers its own play "
+                             "(FujiGokoro's server; its client plays only under it)")
     args = parser.parse_args(argv)
     specs = args.players.split(",")
     if len(specs) != 5:
         parser.error(f"--players names 5 players, not {len(specs)}")
     seed = int(time.time()) if args.seed is None else args.seed
+    rules = Rules(self_follow=args.self_follow)
     listener = None
-    processes = []
-    seats = []
+    processes: dict[int, subprocess.Popen] = {}
+    seats: list[TimedSeat] = []
     try:
         for number, spec in enumerate(specs):
             if not spec.startswith(("tcp:", "cmd:")):
                 try:
-                    client = make_client(spec, seed + number)
+                    client = make_client(spec, seed + number, rules)
                 except ValueError as err:
                     parser.error(str(err))
-                seats.append(LocalSeat(client, f"{_short(spec)}{number}"))
+                seats.append(TimedSeat(LocalSeat(client, f"{_short(spec)}{number}")))
                 continue
             if listener is None:
                 listener = listen(args.host, args.port)
@@ -76,23 +132,24 @@ def main(argv: list[str] | None = None) -> int:
                 command = [sys.executable, "-m", "blokuszero.engines.uecda", "-h", host, "-p",
                            str(port), "-n", f"{spec[4:].split(':')[0]}{number}", "--player",
                            spec[4:], "--seed", str(seed + number)]
+                command += ["--self-follow"] if args.self_follow else []
             elif spec.startswith("cmd:"):
                 command = engine_argv(spec[4:].format(host=host, port=port))
             else:
                 parser.error(f"unknown player {spec!r}: default, mc..., tcp:SPEC or cmd:COMMAND")
-            processes.append(subprocess.Popen(command))
+            processes[number] = subprocess.Popen(command)
             conn, name = accept_player(listener, number)
-            seats.append(TcpSeat(conn, name))
+            seats.append(TimedSeat(TcpSeat(conn, name)))
         port = listener.getsockname()[1] if listener else 0
         bar = tqdm(total=args.games, unit="game")
         result = run_match(seats, MatchSettings(games=args.games, rank_reset=args.rank_reset,
                                                 seat_change_every=args.seat_every),
-                           Rules(), seed, args.log, port, lambda n, points: bar.update())
+                           rules, seed, args.log, port, lambda n, points: bar.update())
         bar.close()
     finally:
         if listener is not None:
             listener.close()
-        for process in processes:
+        for process in processes.values():
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -104,8 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     for p, name in enumerate(result.names):
         mean = points[:, p].mean()
         half = 1.96 * points[:, p].std(ddof=1) / np.sqrt(len(points)) if len(points) > 1 else 0
-        print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%)")
-    return 0
+        seconds = np.array(seats[p].seconds) * 1000
+        print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%), "
+              f"ms per play mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
+              f"max {seconds.max():.1f} ({len(seconds)} plays)")
+    problems = failures(seats, processes)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -87,3 +87,36 @@ def test_shared_records_agree_in_full(name, tmp_path):
     run_match(seats, MatchSettings(games=1000, rank_reset=100),
               seed=int(record.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))
     assert _body(tmp_path / "ours.log") == _body(path)
+
+
+def _self_answers(record) -> int:
+    """Passes by a player on its own play: it played, only the others passed since, and now it
+    passes (the field still shows its play, or it is leading after a clear)."""
+    count = 0
+    for g in record.games:
+        last = None  # the player of the last play, while only others have passed since
+        for p, table in g.plays:
+            played = bool(table[:5].any())
+            if not played and p == last:
+                count += 1
+            last = p if played else (None if p == last else last)
+    return count
+
+
+def test_self_follow_lets_the_last_player_answer_its_own_play(tmp_path):
+    from blokuszero.games.daihinmin import Rules
+
+    settings = MatchSettings(games=20, rank_reset=10, seat_change_every=5)
+    paths = {}
+    for self_follow in (False, True):
+        paths[self_follow] = tmp_path / f"self_follow_{self_follow}.log"
+        run_match([LocalSeat(DefaultClient(), f"d{i}") for i in range(5)], settings,
+                  Rules(self_follow=self_follow), seed=21, log_path=str(paths[self_follow]))
+    official, variant = read_log(paths[False]), read_log(paths[True])
+    assert "RULE_SELF_FOLLOW" not in official.header
+    assert variant.header["RULE_SELF_FOLLOW"] == "YES"
+    # The default client never passes when it leads: under the official rule nobody passes on
+    # their own play; under self-follow the last player gets that turn and mostly passes.
+    assert _self_answers(official) == 0 and _self_answers(variant) > 20
+    # The variant's record replays under the rule its header names, the client's moves included.
+    assert replay_record(variant, DefaultClient).ok

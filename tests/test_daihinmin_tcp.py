@@ -202,3 +202,44 @@ def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, 
                         "default,default,default,default,cmd:python -m blokuszero.engines.uecda "
                         "-h {host} -p {port} -n cmd4"]) == 0
     assert "player 4 cmd4" in capsys.readouterr().out
+
+
+def _match_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
+    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+STANDIN = f"cmd:python {os.path.join(os.path.dirname(__file__), 'uecda_standin_client.py')}"
+
+
+def test_match_script_records_a_foreign_client_started_by_command(tmp_path, capsys):
+    log = tmp_path / "foreign.log"
+    players = ["default"] * 5
+    players[3] = f"{STANDIN} -h {{host}} -p {{port}} -n alien3"
+    assert _match_script().main(["--games", "6", "--seed", "7", "--rank-reset", "3", "--log",
+                                 str(log), "--players", ",".join(players)]) == 0
+    out = capsys.readouterr().out
+    assert "player 3 alien3" in out and "ms per play" in out
+    record = read_log(log)
+    assert record.names[3] == "alien3" and len(record.games) == 6
+    # Every game replays under the rules, the default seats' decisions included; the foreign
+    # seat's are its own (it leads single cards where the default client would not).
+    assert replay_record(record).ok
+    assert replay_record(record, DefaultClient, players={0, 1, 2, 4}).ok
+    assert not replay_record(record, DefaultClient, players={3}).ok
+    leads = [t for g in record.games for p, t in g.plays if p == 3 and t[:5].any()]
+    assert leads and all((t[:5] > 0).sum() == 1 for t in leads)
+
+
+def test_match_script_fails_when_a_foreign_client_drops(tmp_path, capsys):
+    players = ["default"] * 5
+    players[1] = f"{STANDIN} -h {{host}} -p {{port}} -n quits1 --quit-after 3"
+    assert _match_script().main(["--games", "2", "--seed", "8", "--players",
+                                 ",".join(players)]) == 1
+    assert "player 1 quits1 dropped its connection" in capsys.readouterr().err

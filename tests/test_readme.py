@@ -56,6 +56,8 @@ class Run:
 
 HOW_TO_GET = {"pentobi-gtp": "build it from Pentobi's public source (README, 'Evaluating checkpoints')",
               "gnugo": "apt-get install gnugo (.ci/run installs it)"}
+FUJIGOKORO = ("FujiGokoro: cloned from GitHub and built outside the checkout (README, 'FujiGokoro at a "
+              "seat'); CI reaches only the package registries")
 SETUP = "README's set-up commands: .ci/run runs both, as written, in a fresh virtual environment"
 COMMANDS: dict[str, Run] = {
     "pip install torch==2.13.0 -e .": Run(skip=SETUP),
@@ -140,6 +142,15 @@ COMMANDS: dict[str, Run] = {
     "python scripts/daihinmin_opponent_models.py --json --curve curve.png match.log": Run(),
     "python scripts/daihinmin_opponent_models.py --ties split --ablation match.log": Run(),
     "python scripts/daihinmin_opponent_models.py --prior earlier match.log match2.log": Run(),
+    # FujiGokoro is a foreign program built from its public source outside the checkout; CI reaches
+    # only the package registries. tests/test_daihinmin_tcp.py seats a stand-in foreign client by
+    # cmd: in its place, with --self-follow.
+    "git clone https://github.com/YuriCat/FujiGokoroUECda ../ext/fujigokoro": Run(skip=FUJIGOKORO),
+    "make -C ../ext/fujigokoro out/client": Run(skip=FUJIGOKORO),
+    "mkdir -p ../ext/fuji-noparams": Run(skip=FUJIGOKORO),
+    "python scripts/daihinmin_match.py --self-follow --games 500 --seed 3000 --log fuji.log --players "
+    "'cmd:../ext/fujigokoro/out/client -h {host} -p {port} -n fuji0 -i ../ext/fuji-noparams/ -th 1,default,"
+    "default,default,default'": Run(skip=FUJIGOKORO),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
     "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "

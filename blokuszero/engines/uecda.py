@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from ..games.daihinmin import Rules
 from ..games.daihinmin.tables import GAME_GOES_ON, GAME_OVER, MATCH_OVER
 from ..players.daihinmin_mc import CLIENT_SPECS, make_client
 from ..protocols.uecda import (DEFAULT_PORT, TABLE_BYTES, TABLE_SHAPE, Connection, ProtocolError,
@@ -90,10 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--name", default="blokus", help="player name (9 characters kept)")
     parser.add_argument("--player", default="default", help=f"the player: {CLIENT_SPECS}")
     parser.add_argument("--seed", type=int, default=None, help="seed of the player's search")
+    parser.add_argument("--self-follow", action="store_true",
+                        help="the server lets the last player answer its own play before the "
+                             "field clears (FujiGokoro's server; not the official records)")
     parser.add_argument("--help", action="help", help="show this help and exit")
     args = parser.parse_args(argv)
     try:
-        client = make_client(args.player, args.seed)
+        client = make_client(args.player, args.seed, Rules(self_follow=args.self_follow))
     except ValueError as err:
         parser.error(str(err))
     try:

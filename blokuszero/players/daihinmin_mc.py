@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.daihinmin import DaihinminGame
+from ..games.daihinmin import DaihinminGame, Rules
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.default_client import DefaultClient
 from ..games.daihinmin.opponent_model import (IMPROVED, NUM_MODEL_ENTRIES, OpponentModel,
@@ -143,15 +143,16 @@ CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs]] (e.g. mc, m
                 "mc:random:0.5s, mc:model/model:100)")
 
 
-def make_client(spec: str, seed: int | None = None):
+def make_client(spec: str, seed: int | None = None, rules: Rules = Rules()):
     """A UECda table client by name: ``default`` the standard client; ``mc`` the Monte Carlo
-    client, optionally with its playout policy and budget (1,000 playouts by default)."""
+    client, optionally with its playout policy and budget (1,000 playouts by default), following
+    and searching the game under ``rules``."""
     if spec == "default":
         return DefaultClient()
     parts = spec.split(":")
     if parts[0] != "mc" or len(parts) > 3:
         raise ValueError(f"unknown client {spec!r}; known: {CLIENT_SPECS}")
-    options: dict = {"seed": seed}
+    options: dict = {"seed": seed, "game": DaihinminGame(rules)}
     if len(parts) > 1:
         options["playout"] = parts[1]
     if len(parts) > 2:

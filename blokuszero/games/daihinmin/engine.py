@@ -45,6 +45,10 @@ S_SIZE = 38
 
 R_REVOLUTION, R_LOCK, R_SEQUENCE, R_EIGHT_CUT = 1, 2, 4, 8
 ALL_RULES = R_REVOLUTION | R_LOCK | R_SEQUENCE | R_EIGHT_CUT
+# Not an official switch: the field clears only when every player still in has passed, so the
+# last player to play answers its own play first (FujiGokoro's server and client assume this;
+# the official records clear as soon as all the others have passed).
+R_SELF_FOLLOW = 16
 
 STALL_LIMIT = 20  # turns without an accepted play that end the game at random ranks
 MAX_MOVES = 2 + 53 * STALL_LIMIT + STALL_LIMIT + 1
@@ -356,7 +360,7 @@ def play(s: np.ndarray, action: int) -> None:
         s[S_SHOWN_LOCK] = s[S_LOCK]
         s[S_PHASE] = P_CHANCE
         return
-    if popcount(s[S_PASSED]) >= 4 - s[S_OUT]:
+    if popcount(s[S_PASSED]) >= 4 - s[S_OUT] + (1 if s[S_RULES] & R_SELF_FOLLOW else 0):
         clear = True
     s[S_SHOWN_LOCK] = s[S_LOCK]  # the field table goes out before the clear
     if clear:

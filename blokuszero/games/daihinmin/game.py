@@ -40,11 +40,15 @@ class Rules:
     sequences: bool = True  # RULE_KAIDAN
     eight_cut: bool = True  # RULE_8GIRI
     exchange: bool = True  # RULE_CHANGE
+    # Not official (off there): the last player to play answers its own play before the field
+    # clears, as FujiGokoro's server plays; records written with it say RULE_SELF_FOLLOW YES.
+    self_follow: bool = False
 
     def bits(self) -> int:
         return ((E.R_REVOLUTION if self.revolution else 0) | (E.R_LOCK if self.lock else 0)
                 | (E.R_SEQUENCE if self.sequences else 0)
-                | (E.R_EIGHT_CUT if self.eight_cut else 0))
+                | (E.R_EIGHT_CUT if self.eight_cut else 0)
+                | (E.R_SELF_FOLLOW if self.self_follow else 0))
 
 
 def deal_order(seats, first_player: int) -> list[int]:

@@ -65,7 +65,8 @@ def rules_of(record: MatchRecord) -> tuple[Rules, MatchSettings]:
                   lock=bool(record.setting("RULE_SHIBARI", 1)),
                   sequences=bool(record.setting("RULE_KAIDAN", 1)),
                   eight_cut=bool(record.setting("RULE_8GIRI", 1)),
-                  exchange=bool(record.setting("RULE_CHANGE", 1)))
+                  exchange=bool(record.setting("RULE_CHANGE", 1)),
+                  self_follow=bool(record.setting("RULE_SELF_FOLLOW", 0)))
     games = record.setting("GAME_NUMBER", 100)
     settings = MatchSettings(games=games, rank_reset=record.setting("FLASH_MIBUN_NUMBER", games),
                              seat_change=bool(record.setting("RULE_SEKIGAE", 1)),

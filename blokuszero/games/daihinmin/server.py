@@ -258,7 +258,7 @@ def _header(names: list[str], rules: Rules, settings: MatchSettings, seed: int,
             ("RULE_SEKIGAE_NUM", str(settings.seat_change_every)),
             ("GAME_NUMBER", str(settings.games)),
             ("FLASH_MIBUN_NUMBER", str(settings.rank_reset)), ("GAME_PORT", str(port)),
-            ("RANDOM_SEED", str(seed))]
+            ("RANDOM_SEED", str(seed))] + ([("RULE_SELF_FOLLOW", "YES")] if rules.self_follow else [])
 
 
 __all__ = ["LocalSeat", "MatchResult", "Seat", "run_match"]
