@@ -47,19 +47,16 @@ class TimedSeat:
     """A seat that times its player's plays: wall time from the server handing it the hand table
     to its play (a TCP client thinks in that interval, an in-process one in ``hand``). The other
     seats' cheap ``hand`` calls after the mover's fall inside it. Gifts are not timed: the server
-    reads the daifugo's gift before the fugo's, so the fugo's interval would hold both."""
+    reads the daifugo's gift before the fugo's, so the fugo's interval would hold both. Every
+    other call goes to the wrapped seat."""
 
     def __init__(self, seat) -> None:
         self.seat = seat
-        self.name = seat.name
         self.seconds: list[float] = []
         self._start = 0.0
 
-    def deal(self, table: np.ndarray) -> None:
-        self.seat.deal(table)
-
-    def read_gift(self) -> np.ndarray:
-        return self.seat.read_gift()
+    def __getattr__(self, name: str):
+        return getattr(self.seat, name)
 
     def hand(self, table: np.ndarray) -> None:
         self._start = time.perf_counter()
@@ -70,21 +67,12 @@ class TimedSeat:
         self.seconds.append(time.perf_counter() - self._start)
         return answer
 
-    def reply(self, code: int) -> None:
-        self.seat.reply(code)
-
-    def field(self, table: np.ndarray) -> None:
-        self.seat.field(table)
-
-    def end(self, flag: int) -> None:
-        self.seat.end(flag)
-
 
 def failures(seats: Sequence[TimedSeat], processes: dict[int, subprocess.Popen]) -> list[str]:
     """What went wrong with the TCP players: a dropped connection (its turns were passes from
     then on) or a client process that exited with an error (player number -> process)."""
     problems = [f"player {p} {seat.name} dropped its connection"
-                for p, seat in enumerate(seats) if getattr(seat.seat, "dropped", False)]
+                for p, seat in enumerate(seats) if getattr(seat, "dropped", False)]
     problems += [f"player {p} exited with code {process.returncode}"
                  for p, process in processes.items() if process.returncode]
     return problems

@@ -3,7 +3,6 @@ histories, and the accuracy protocol on the first games of a real record."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from blokuszero.games.daihinmin.actions import A_VALUE, PASS
 from blokuszero.games.daihinmin.cards import FULL_DECK, JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.replay import rules_of
+
+from project_scripts import load_script
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 
@@ -256,10 +257,7 @@ def test_script_rows_are_the_protocol_with_their_feature_groups(tmp_path, capsys
     games = [line for line in lines if line[1:6].isdigit() and int(line[1:6]) < 30]
     short = tmp_path / "short.log"
     short.write_text("\n".join(frame[:-2] + games + frame[-2:]) + "\n")
-    path = Path(__file__).parents[1] / "scripts" / "daihinmin_opponent_models.py"
-    spec = importlib.util.spec_from_file_location("daihinmin_opponent_models", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("daihinmin_opponent_models")
     assert script.main([str(short), "--ties", "split", "--ablation", "--features", "field", "shape",
                         "--json"]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[-1])

@@ -18,6 +18,8 @@ from blokuszero.games.daihinmin.server import LocalSeat, run_match
 from blokuszero.protocols.uecda import (TcpSeat, accept_player, decode_table, encode_table,
                                         listen, profile_name, profile_table)
 
+from project_scripts import load_script
+
 SETTINGS = MatchSettings(games=6, rank_reset=3, seat_change_every=2)
 
 
@@ -166,13 +168,7 @@ def test_an_invalid_gift_is_replaced_by_the_strongest_cards(tmp_path):
 
 
 def test_match_script_with_tcp_client_processes(tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
-    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("daihinmin_match")
     log = tmp_path / "script.log"
     assert script.main(["--games", "4", "--seed", "5", "--log", str(log), "--players",
                         "default,tcp:default,default,default,tcp:default"]) == 0
@@ -186,33 +182,16 @@ def test_match_script_with_tcp_client_processes(tmp_path, capsys):
 def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, capsys, monkeypatch):
     # README's `cmd:python -m blokuszero.engines.uecda ...` from a shell whose `python` is another
     # interpreter (no virtual environment activated): the client must still run on this one.
-    import importlib.util
-    from pathlib import Path
-
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "python").write_text("#!/bin/sh\necho 'not the interpreter with the package' >&2\nexit 3\n")
     (fake / "python").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
-    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("daihinmin_match")
     assert script.main(["--games", "2", "--seed", "6", "--players",
                         "default,default,default,default,cmd:python -m blokuszero.engines.uecda "
                         "-h {host} -p {port} -n cmd4"]) == 0
     assert "player 4 cmd4" in capsys.readouterr().out
-
-
-def _match_script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "daihinmin_match.py"
-    spec = importlib.util.spec_from_file_location("daihinmin_match", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
 
 
 STANDIN = f"cmd:python {os.path.join(os.path.dirname(__file__), 'uecda_standin_client.py')}"
@@ -222,7 +201,7 @@ def test_match_script_records_a_foreign_client_started_by_command(tmp_path, caps
     log = tmp_path / "foreign.log"
     players = ["default"] * 5
     players[3] = f"{STANDIN} -h {{host}} -p {{port}} -n alien3"
-    assert _match_script().main(["--games", "6", "--seed", "7", "--rank-reset", "3", "--log",
+    assert load_script("daihinmin_match").main(["--games", "6", "--seed", "7", "--rank-reset", "3", "--log",
                                  str(log), "--players", ",".join(players)]) == 0
     out = capsys.readouterr().out
     assert "player 3 alien3" in out and "ms per play" in out
@@ -240,6 +219,6 @@ def test_match_script_records_a_foreign_client_started_by_command(tmp_path, caps
 def test_match_script_fails_when_a_foreign_client_drops(tmp_path, capsys):
     players = ["default"] * 5
     players[1] = f"{STANDIN} -h {{host}} -p {{port}} -n quits1 --quit-after 3"
-    assert _match_script().main(["--games", "2", "--seed", "8", "--players",
+    assert load_script("daihinmin_match").main(["--games", "2", "--seed", "8", "--players",
                                  ",".join(players)]) == 1
     assert "player 1 quits1 dropped its connection" in capsys.readouterr().err

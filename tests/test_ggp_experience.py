@@ -21,6 +21,7 @@ from blokuszero.search.experience import (ExperienceTable, SearchExperience, Sim
 from blokuszero.search.tree import SEEDED_VISITS, Tree
 
 from ggp_sheets import RULES_DIR, sheet_game
+from project_scripts import load_script
 from test_ggp_reasoner import PICK3
 
 
@@ -338,22 +339,11 @@ def test_the_http_player_switches_within_the_start_clock():
     assert reply.startswith("(mark")
 
 
-def _experiment_script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "ggp_experience_experiment.py"
-    spec = importlib.util.spec_from_file_location("ggp_experience_experiment", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
     import argparse
     import json
 
-    script = _experiment_script()
+    script = load_script("ggp_experience_experiment")
     out = tmp_path / "games.jsonl"
 
     def play(playouts):

@@ -3,12 +3,10 @@ match manager."""
 
 from __future__ import annotations
 
-import importlib.util
 import multiprocessing
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,11 +16,9 @@ from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
 
 from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
+from project_scripts import load_script
 
-_spec = importlib.util.spec_from_file_location(
-    "ggp_match", Path(__file__).resolve().parents[1] / "scripts" / "ggp_match.py")
-ggp_match = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ggp_match)
+ggp_match = load_script("ggp_match")
 
 
 def test_messages_are_case_insensitive_and_round_trip():

@@ -185,8 +185,8 @@ class MCTS:
     ``config.determinized`` a determinization for the searching player). ``clock`` gives the
     seconds ``config.time_limit`` is measured in (tests drive a fake one); a timed search reads
     it once at its start and then before each simulation (each batch of ``leaves_per_batch``
-    leaves, each chunk of compiled simulations),
-    and stops at the first reading at or past its deadline.
+    leaves, each chunk of compiled simulations), and stops at the first reading at or past its
+    deadline.
     """
 
     def __init__(self, game: Game, config: MCTSConfig, rule: SelectionRule, evaluator: Evaluator,
