@@ -32,7 +32,7 @@ import numpy as np
 from blokuszero.engines.ggp_player import make_uct_player, parse_experience, switch_distance
 from blokuszero.games.ggp import GgpGame
 from blokuszero.match.stats import sign_test, wilson_interval
-from blokuszero.players.base import play_turns
+from blokuszero.match.game_loop import play
 
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
 GAMES = ("breakthrough", "connectfour", "pawnwhopping")
@@ -66,7 +66,7 @@ def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: in
         spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
         players.append(make_uct_player(game, spec, int(rng.integers(2**31))))
     state, start = game.new_initial_state(), time.process_time()
-    moves = play_turns(state, players)
+    moves = len(play(game, state, players).moves)
     goals = state.returns()
     mine, theirs = goals[exp_role], max(g for r, g in enumerate(goals) if r != exp_role)
     result = "win" if mine > theirs else "loss" if mine < theirs else "draw"

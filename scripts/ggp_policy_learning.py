@@ -40,7 +40,7 @@ from blokuszero.files import write_atomic
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.policy import SoftmaxPolicy
 from blokuszero.match.stats import wilson_interval
-from blokuszero.players.base import play_turns
+from blokuszero.match.game_loop import play
 from blokuszero.rl import simulation_balancing as sb
 
 log = logging.getLogger("ggp_policy_learning")
@@ -65,7 +65,7 @@ def play_match(game: GgpGame, specs: dict[str, dict], first: str, second: str, g
         players = [make_uct_player(game, specs[n], seed=seed * 100_003 + 2 * g + p)
                    for p, n in enumerate(names)]
         state = game.new_initial_state()
-        play_turns(state, players)
+        play(game, state, players)
         mine, theirs = state.returns()[seat], state.returns()[1 - seat]
         wins += mine > theirs
         draws += mine == theirs

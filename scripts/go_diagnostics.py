@@ -22,12 +22,13 @@ import argparse
 import json
 import time
 
-import numpy as np
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import playouts as P
+from blokuszero.match.game_loop import play
 from blokuszero.match.stats import wilson_interval
 from blokuszero.players.factory import make_player
+from blokuszero.players.search_players import Resigning
 
 
 def _rate(wins: int, games: int) -> str:
@@ -57,26 +58,13 @@ def search(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     for g in range(args.games):
         a_colour = g % 2
-        a = make_player(game, spec_a, args.seed * 1000 + 2 * g)
-        b = make_player(game, spec_b, args.seed * 1000 + 2 * g + 1)
+        a = Resigning(make_player(game, spec_a, args.seed * 1000 + 2 * g), args.resign)
+        b = Resigning(make_player(game, spec_b, args.seed * 1000 + 2 * g + 1), args.resign)
         players = [a, b] if a_colour == 0 else [b, a]
-        state = game.new_initial_state()
-        winner, moves = None, 0
-        while not state.is_terminal():
-            p = state.current_player()
-            action = players[p].choose_action(state)
-            result = players[p].last_result
-            chosen = np.flatnonzero(result.actions == action)
-            if moves > 10 and chosen.size and result.values[chosen[0], p] < args.resign:
-                winner = 1 - p
-                break
-            for q in players:
-                q.inform(action, p)
-            state.apply_action(action)
-            moves += 1
-        how = "resigned" if winner is not None else "scored"
-        if winner is None:
-            winner = 0 if state.returns()[0] > 0 else 1
+        played = play(game, game.new_initial_state(), players)
+        moves = len(played.moves)
+        how = "resigned" if played.result is not None else "scored"
+        winner = 0 if played.returns[0] > 0 else 1
         wins[a_colour] += winner == a_colour
         played[a_colour] += 1
         print(f"game {g}: A as {'BW'[a_colour]} {'won' if winner == a_colour else 'lost'} ({how} after "

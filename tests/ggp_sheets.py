@@ -31,7 +31,8 @@ def uct_first_places(game, spec: dict, games: int) -> int:
     """Games (of ``games``) where our GGP player's UCT (``spec``) ends with the highest goal
     (ties included) against uniformly random players, its seat rotating."""
     from blokuszero.engines.ggp_player import make_uct_player
-    from blokuszero.players.base import RandomPlayer, play_turns
+    from blokuszero.match.game_loop import play
+    from blokuszero.players.base import RandomPlayer
 
     first = 0
     for g in range(games):
@@ -39,6 +40,6 @@ def uct_first_places(game, spec: dict, games: int) -> int:
         players = [RandomPlayer(100 * g + p) for p in range(game.num_players)]
         players[seat] = make_uct_player(game, spec, seed=g)
         state = game.new_initial_state()
-        play_turns(state, players)
+        play(game, state, players)
         first += state.returns()[seat] == state.returns().max()
     return first

@@ -25,11 +25,11 @@ from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.base import Game, State
 from ..games.registry import make_game
-from ..players.base import Player, Resign
+from ..players.base import Player
 from ..players.factory import make_player, player_settings, resolve_spec
-from ..protocols.gtp import GtpError
 from ..provenance import source
 from ..settings import check_value
+from .game_loop import play
 from .referee import GtpReferee
 from .stats import wilson_interval
 
@@ -94,14 +94,6 @@ def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list
     return None
 
 
-def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
-    """Returns and result (``W+R``: Black resigned; ``B+F``: White's move was refused) of a
-    two-player game that ``loser`` gave up or forfeited."""
-    if game.num_players != 2:
-        raise ValueError(f"only two-player games end by resignation or forfeit, not {game.name}")
-    return np.where(np.arange(2) == loser, -1.0, 1.0), f"{'BW'[1 - loser]}+{why}"
-
-
 def game_seed(seed: int, index: int) -> int:
     """The seed of game ``index`` of a match seeded with ``seed`` (stored with the game)."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
@@ -122,77 +114,36 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
     player_seeds = np.random.SeedSequence(seed).generate_state(len(seating))
     players: list[Player] = []
     state = game.new_initial_state(rng)
-    moves, actions = [], []
-    result = returns = None  # set when a resignation, a refused move or the referee decides
-    forfeit = None  # why a two-player game ended by a player's fault (crash, illegal answer)
     start, cpu_start = time.perf_counter(), time.process_time()
-    # CPU seconds each seat's player spent choosing its moves, and how many it chose.
-    seat_cpu, seat_moves = [0.0] * len(seating), [0] * len(seating)
     referee = GtpReferee(match.referee, game) if match.referee else None
     try:
         for name, s in zip(seating, player_seeds):
             players.append(make_player(game, match.players[name], int(s)))
             players[-1].reset()
-        while not state.is_terminal():
-            p = state.current_player()
-            if len(moves) < match.random_opening_moves:
-                action = int(rng.choice(state.legal_actions()))
-            else:
-                try:
-                    cpu = time.process_time()
-                    action = players[p].choose_action(state)
-                    seat_cpu[p] += time.process_time() - cpu
-                    seat_moves[p] += 1
-                except Resign:
-                    returns, result = _forfeit(game, p, "R")
-                    break
-                except GtpError as err:  # a GTP engine crashed, refused a move or answered nonsense
-                    if game.num_players != 2:
-                        raise
-                    returns, result = _forfeit(game, p, "F")
-                    forfeit = f"player {seating[p]!r} in seat {p} forfeits: {err}"
-                    break
-            try:
-                state.apply_action(action)
-            except ValueError as err:
-                why = f"player {seating[p]!r} in seat {p} chose an illegal move: {err}"
-                if game.num_players != 2:
-                    raise ValueError(f"game {index}: {why}") from None
-                returns, result = _forfeit(game, p, "F")
-                forfeit = f"{why}; it forfeits"
-                break
-            moves.append((p, state.action_to_string(action)))
-            actions.append((p, int(action)))
-            if referee is not None:
-                try:
-                    referee.play(p, state.action_to_string(action))
-                except GtpError:  # the referee's rules refuse it (say, superko): the mover loses
-                    returns, result = _forfeit(game, p, "F")
-                    break
-            for player in players:
-                player.inform(action, p)
-        if referee is not None and result is None:
-            returns, result = referee.result()
+        try:
+            played = play(game, state, players, rng, names=[f"player {name!r}" for name in seating],
+                          random_opening_moves=match.random_opening_moves, referee=referee)
+        except ValueError as err:
+            raise ValueError(f"game {index}: {err}") from None
     finally:
         for player in players:
             player.close()
         if referee is not None:
             referee.close()
-    if returns is None:
-        returns = state.returns()
+    returns = played.returns
     scores = state.scores() if hasattr(state, "scores") else returns
-    record = {"index": index, "seed": seed, "seating": seating, "moves": moves,
+    record = {"index": index, "seed": seed, "seating": seating, "moves": played.moves,
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
               "seconds": time.perf_counter() - start,
               # CPU time of this process (one thread per worker): what a game costs on a free
               # core, however busy the machine; an external GTP engine's own time is not in it
               "cpu_seconds": time.process_time() - cpu_start,
-              "cpu_seconds_by_seat": seat_cpu, "moves_chosen_by_seat": seat_moves}
-    if result is not None:
-        record["result"] = result
-    if forfeit is not None:
-        record["forfeit"] = forfeit
-    sgf = _sgf(game, state, actions, seating, f"arena game {index}, seed {seed}", result)
+              "cpu_seconds_by_seat": played.cpu_by_seat, "moves_chosen_by_seat": played.chosen_by_seat}
+    if played.result is not None:
+        record["result"] = played.result
+    if played.forfeit is not None:
+        record["forfeit"] = played.forfeit
+    sgf = _sgf(game, state, played.actions, seating, f"arena game {index}, seed {seed}", played.result)
     if sgf is not None:
         record["sgf"] = sgf
     return record

@@ -12,11 +12,12 @@ import numpy as np
 from ..games.go import GoGame
 from ..players.gtp_player import engine_argv
 from ..protocols.gtp import GtpClient, GtpError
+from .game_loop import RefereeRefusal
 
 
 class GtpReferee:
-    """Plays each move on the engine ``command`` (a refused move raises GtpError) and scores the
-    end with ``final_score``."""
+    """Plays each move on the engine ``command`` (a refused move raises RefereeRefusal) and
+    scores the end with ``final_score``: a :class:`~blokuszero.match.game_loop.Referee`."""
 
     def __init__(self, command: str, game: GoGame) -> None:
         if game.name != "go":
@@ -26,8 +27,11 @@ class GtpReferee:
             self.client.send(line)
 
     def play(self, player: int, vertex: str) -> None:
-        """Tell the referee ``player`` played ``vertex``; GtpError if it refuses the move."""
-        self.client.send(f"play {'BW'[player]} {vertex}")
+        """Tell the referee ``player`` played ``vertex``; RefereeRefusal if it refuses the move."""
+        try:
+            self.client.send(f"play {'BW'[player]} {vertex}")
+        except GtpError as err:
+            raise RefereeRefusal(str(err)) from err
 
     def result(self) -> tuple[np.ndarray, str]:
         """(returns per player, the score as the referee writes it: ``B+3.5``, ``W+0.5``, ``0``)."""

@@ -12,7 +12,12 @@ from ..games.base import State
 
 class Resign(Exception):
     """Raised by ``choose_action`` when the player gives the game up (an engine answered
-    ``resign``); the arena scores it as a loss for that player."""
+    ``resign``); the game loop scores it as a loss for that player."""
+
+
+class PlayerFailure(Exception):
+    """Raised by ``choose_action`` when the player cannot answer: an external engine crashed,
+    answered nonsense or missed its clock. The game loop forfeits the game or substitutes a move."""
 
 
 class Player(abc.ABC):
@@ -22,8 +27,9 @@ class Player(abc.ABC):
         """A new game starts."""
 
     @abc.abstractmethod
-    def choose_action(self, state: State) -> int:
-        """The move to play at ``state`` (which the player must not change)."""
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        """The move to play at ``state`` (which the player must not change); at a
+        simultaneous-move state, the action of seat ``player``."""
 
     def inform(self, action: int, player: int) -> None:
         """``player`` has just played ``action`` (every move of the game, the player's own too)."""
@@ -41,21 +47,6 @@ class RandomPlayer(Player):
     def __init__(self, seed: int | np.random.Generator | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def choose_action(self, state: State) -> int:
-        return int(self.rng.choice(state.legal_actions()))
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        return int(self.rng.choice(state.legal_actions(player)))
 
-
-def play_turns(state: State, players: Sequence[Player]) -> int:
-    """Play a turn-taking game from ``state`` to its end, in place: the player to move chooses
-    and every player is informed of each move. Returns the number of moves played."""
-    moves = 0
-    while not state.is_terminal():
-        p = state.current_player()
-        if p < 0:
-            raise ValueError(f"play_turns plays turn-taking games; the state's player is {p}")
-        a = players[p].choose_action(state)
-        state.apply_action(a)
-        for q in players:
-            q.inform(a, p)
-        moves += 1
-    return moves

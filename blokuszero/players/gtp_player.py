@@ -11,7 +11,7 @@ import sys
 
 from ..games.base import Game, State
 from ..protocols.gtp import GtpClient, GtpError
-from .base import Player, Resign
+from .base import Player, PlayerFailure, Resign
 
 GAMES = ("blokus", "go")
 
@@ -39,7 +39,8 @@ class GtpPlayer(Player):
     The engine is told every move of the game (the ones :meth:`inform` reports) with ``play``
     before it is asked to ``genmove``; a Go engine gets the board size and komi at each new
     game. It gets the player's seed with ``set_random_seed`` when it knows that command.
-    A Go engine's ``resign`` raises :class:`Resign`.
+    A Go engine's ``resign`` raises :class:`Resign`; an engine that crashes, refuses a move it
+    is told or answers nonsense raises :class:`PlayerFailure`.
     """
 
     def __init__(self, command: str, game: Game, seed: int | None = None) -> None:
@@ -69,7 +70,13 @@ class GtpPlayer(Player):
         else:
             self.untold.append((player, action))
 
-    def choose_action(self, state: State) -> int:
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        try:
+            return self._genmove(state)
+        except GtpError as err:
+            raise PlayerFailure(str(err)) from err
+
+    def _genmove(self, state: State) -> int:
         for player, action in self.untold:
             self.client.send(f"play {self._colour(player)} {state.action_to_string(action)}")
         self.untold = []

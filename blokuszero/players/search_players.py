@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..games.base import State
 from ..search.depth_first import DepthFirstSearch
 from ..search.mcts import MCTS, SearchResult
 from ..search.policies import choose_action, move_temperature
-from .base import Player
+from .base import Player, Resign
 
 
 class MCTSPlayer(Player):
@@ -48,3 +50,36 @@ class DepthFirstPlayer(Player):
 
     def choose_action(self, state: State) -> int:
         return self.search.search(state).action
+
+
+class Resigning(Player):
+    """An :class:`MCTSPlayer` that resigns (raises :class:`Resign`) when, after ``after_moves``
+    moves of the game, the value its search gives its chosen move falls below ``threshold``."""
+
+    def __init__(self, player: MCTSPlayer, threshold: float, after_moves: int = 10) -> None:
+        self.player, self.threshold, self.after_moves = player, threshold, after_moves
+        self.moves = 0
+
+    def reset(self) -> None:
+        self.player.reset()
+        self.moves = 0
+
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        action = self.player.choose_action(state, player)
+        result = self.player.last_result
+        mover = state.current_player() if player is None else player
+        chosen = np.flatnonzero(result.actions == action)
+        if self.moves > self.after_moves and chosen.size and result.values[chosen[0], mover] < self.threshold:
+            raise Resign(f"the value of its best move is below {self.threshold}")
+        return action
+
+    def inform(self, action: int, player: int) -> None:
+        self.moves += 1
+        self.player.inform(action, player)
+
+    def inform_joint(self, joint: Sequence[int]) -> None:
+        self.moves += 1
+        self.player.inform_joint(joint)
+
+    def close(self) -> None:
+        self.player.close()
