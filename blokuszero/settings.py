@@ -41,6 +41,27 @@ def setting(default: Any = dataclasses.MISSING, *, low: float | None = None, hig
     return dataclasses.field(default=default, metadata=metadata)
 
 
+def like(group: type, name: str, default: Any = dataclasses.MISSING, **bounds: Any) -> Any:
+    """A field declared as ``group``'s ``name`` (its range or choices), with another default
+    where given and any of ``low``, ``high``, ``above``, ``choices`` replaced by ``bounds``:
+    for a settings group that takes a setting declared elsewhere."""
+    declared = next(f for f in dataclasses.fields(group) if f.name == name)
+    if default is dataclasses.MISSING:
+        default = declared.default
+    return setting(default, **{**declared.metadata, **bounds})
+
+
+def declared(*groups: type) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """Every field of the settings ``groups``: name -> (type annotation, range and choices); the
+    first group that declares a name wins."""
+    found: dict[str, tuple[Any, dict[str, Any]]] = {}
+    for group in groups:
+        hints = typing.get_type_hints(group)
+        for f in dataclasses.fields(group):
+            found.setdefault(f.name, (hints[f.name], {k: v for k, v in f.metadata.items() if v is not None}))
+    return found
+
+
 def _type_name(kind: Any) -> str:
     return "None" if kind is type(None) else getattr(kind, "__name__", str(kind))
 

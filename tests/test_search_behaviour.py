@@ -235,9 +235,9 @@ def test_a_timed_search_stops_at_the_first_clock_reading_past_its_deadline(rule,
 
 
 def test_config_errors():
-    with pytest.raises(ValueError, match="tree shape 'minimax'"):
+    with pytest.raises(ValueError, match="tree must be one of .*, not .minimax."):
         MCTSConfig(tree="minimax")
-    with pytest.raises(ValueError, match="depth-first algorithm 'alphabeta'"):
+    with pytest.raises(ValueError, match="algorithm must be one of .*, not .alphabeta."):
         DepthFirstConfig("alphabeta")
     game = TicTacToeGame()
     state = game.new_initial_state()

@@ -8,9 +8,8 @@ options are an error that names them.
 from __future__ import annotations
 
 import time
-import typing
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -23,8 +22,8 @@ from ..search.evaluators import PlayoutMixing, RolloutEvaluator
 from ..search.alphazero import network_search
 from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
 from ..search.rave import RAVE
-from ..search.selection import PUCT, UCB1, ProgressiveHistory, UCB1Tuned
-from ..settings import check_value
+from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
+from ..settings import Settings, check_value, declared, setting
 from .base import Player, RandomPlayer
 from .gtp_player import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
@@ -60,7 +59,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # own search settings (those it was trained with) replace these where the spec does not
     # name them (player_settings).
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
-                  "simulations": 800, "c_base": 19_625.0, "c_init": 1.25, "device": "cpu"},
+                  "simulations": 800, "c_base": PUCTSettings().c_base, "c_init": PUCTSettings().c_init,
+                  "device": "cpu"},
 }
 
 #: The clock of ``time_limit`` for the MCTS and network players made here: CPU seconds of this
@@ -99,33 +99,47 @@ SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "ucb1_tuned": (UCB1Tuned, ("c",)),
                    "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
 
-# Type and allowed values of every option: the search configs' fields by their annotations, the
-# rest here; checked by resolve_spec, so that a bad option stops a program before it starts.
-_OPTION_TYPES: dict[str, Any] = {
-    **typing.get_type_hints(MCTSConfig), **typing.get_type_hints(DepthFirstConfig),
-    "selection": str, "c": float, "w": float, "c_base": float, "c_init": float, "q_init": float | str,
-    "playout": str, "epsilon": float, "temperature_moves": int, "form": str, "c_rave": float,
-    "k_rave": float, "k": float, "l": float, "beta_unweighted": bool, "first_play_urgency": float,
-    "rave_weight_initial": float, "rave_weight_final": float,
-    "n_prior": int, "prior": str, "prior_rave": bool,
-    "checkpoint": str | None, "model": str, "init_seed": int, "device": str, "cache_size": int,
-    "command": str, "gumbel": bool, "mix_lambda": float, "mix_playouts": int,
-    "mix_playout": str, "mix_epsilon": float}
-_OPTION_RANGES: dict[str, dict[str, Any]] = {
-    "simulations": {"low": 0}, "time_limit": {"above": 0}, "expand_threshold": {"low": 0},
-    "dirichlet_epsilon": {"low": 0, "high": 1}, "dirichlet_alpha": {"above": 0}, "max_depth": {"low": 1},
-    "node_limit": {"low": 1}, "selection": {"choices": SELECTION_RULES}, "c": {"low": 0}, "w": {"low": 0},
-    "c_base": {"above": 0}, "c_init": {"low": 0}, "q_init": {"choices": ("parent",)},
-    "epsilon": {"low": 0, "high": 1}, "temperature_moves": {"low": 0}, "c_rave": {"low": 0},
-    "k_rave": {"low": 0}, "rave_weight_initial": {"above": 0},
-    "rave_weight_final": {"above": 0}, "k": {"above": 0}, "l": {"above": 0}, "init_seed": {"low": 0},
-    "cache_size": {"low": 0}, "device": {"choices": ("cpu", "cuda")}, "n_prior": {"low": 0},
-    "prior": {"choices": ("simple", "fuego")},
-    "root_policy": {"choices": ROOT_POLICIES},
-    "gumbel_considered": {"low": 1}, "gumbel_scale": {"low": 0}, "c_visit": {"low": 0},
-    "c_scale": {"above": 0}, "mix_lambda": {"low": 0, "high": 1}, "mix_playouts": {"low": 1},
-    "leaves_per_batch": {"low": 1},
-    "mix_epsilon": {"low": 0, "high": 1}}
+@dataclass(frozen=True)
+class PlayerOptions(Settings):
+    """The type and range of each player option besides the search settings (which
+    :class:`MCTSConfig`, :class:`PUCTSettings` and :class:`DepthFirstConfig` declare): a schema
+    for :func:`resolve_spec`, never made; where an option is not given, the part it configures
+    keeps its own default."""
+
+    selection: str = setting(choices=SELECTION_RULES)
+    c: float = setting(low=0)
+    w: float = setting(low=0)
+    playout: str = setting()
+    epsilon: float = setting(low=0, high=1)
+    temperature_moves: int = setting(low=0)
+    form: str = setting()
+    c_rave: float = setting(low=0)
+    k_rave: float = setting(low=0)
+    k: float = setting(above=0)
+    l: float = setting(above=0)  # noqa: E741 (the paper's name)
+    beta_unweighted: bool = setting()
+    first_play_urgency: float = setting()
+    rave_weight_initial: float = setting(above=0)
+    rave_weight_final: float = setting(above=0)
+    n_prior: int = setting(low=0)
+    prior: str = setting(choices=("simple", "fuego"))
+    prior_rave: bool = setting()
+    checkpoint: str | None = setting()
+    model: str = setting()
+    init_seed: int = setting(low=0)
+    device: str = setting(choices=("cpu", "cuda"))
+    cache_size: int = setting(low=0)
+    command: str = setting()
+    gumbel: bool = setting()
+    mix_lambda: float = setting(low=0, high=1)
+    mix_playouts: int = setting(low=1)
+    mix_playout: str = setting()
+    mix_epsilon: float = setting(low=0, high=1)
+
+
+# Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
+# a program before it starts.
+_DECLARED = declared(MCTSConfig, PUCTSettings, DepthFirstConfig, PlayerOptions)
 
 #: The search settings of a training run (its ``search`` group) that a network player takes
 #: from its checkpoint: how the network searched while it learnt. Self-play's exploration
@@ -168,7 +182,8 @@ def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown option(s) {sorted(unknown)} for a {kind} player; "
                          f"known: {sorted(_OPTIONS[kind])}")
     for key, value in merged.items():
-        check_value(key, value, _OPTION_TYPES[key], **_OPTION_RANGES.get(key, {}))
+        annotation, bounds = _DECLARED[key]
+        check_value(key, value, annotation, **bounds)
     # The search configs check how their settings go together (e.g. simulations or a time limit).
     if kind in ("mcts", "alphazero"):
         MCTSConfig(**{k: v for k, v in merged.items() if k in _MCTS_FIELDS})

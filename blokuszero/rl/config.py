@@ -18,7 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..settings import SettingError, Settings, setting
+from ..search.mcts import MCTSConfig
+from ..search.selection import PUCTSettings
+from ..settings import SettingError, Settings, like, setting
 
 SCHEDULES = ("paper", "async")
 VALUE_TARGETS = ("outcome", "margin")
@@ -60,26 +62,23 @@ class ModelSettings(Settings):
 
 
 @dataclass(frozen=True)
-class SearchSettings(Settings):
-    """The PUCT MaxN search of self-play (SPEC §3)."""
+class SearchSettings(PUCTSettings):
+    """The PUCT MaxN search of self-play (SPEC §3): PUCT's c_base, c_init, q_init and the search
+    settings as :class:`MCTSConfig` declares them, with self-play's defaults."""
 
     GROUP = "search"
-    simulations: int = setting(800, low=1)  # simulations per move
-    c_base: float = setting(19_625.0, above=0)  # C(s) = log((1 + N(s) + c_base) / c_base) + c_init
-    c_init: float = setting(1.25, low=0)  # the exploration rate's value at the root's first visits
-    # Q of an unvisited child: a number (AlphaZero: 0) or "parent" (its parent's value).
-    q_init: float | str = setting(0.0, low=-1, high=1, choices=("parent",))
-    dirichlet_alpha: float = setting(0.02, above=0)  # root noise Dir(alpha) ...
-    dirichlet_epsilon: float = setting(0.25, low=0, high=1)  # ... mixed in with this weight
+    simulations: int = like(MCTSConfig, "simulations", low=1)  # simulations per move
+    dirichlet_alpha: float = like(MCTSConfig, "dirichlet_alpha")  # root noise Dir(alpha) ...
+    dirichlet_epsilon: float = like(MCTSConfig, "dirichlet_epsilon", 0.25)  # ... mixed in with this weight
     temperature_moves: int = setting(20, low=0)  # moves sampled by visit count, then the most visited
     # false: the paper's PUCT, Dirichlet noise and visit counts as target; true: Gumbel (Danihelka
     # et al. 2022: Gumbel-top-k and sequential halving at the root, the improved policy as
     # target, no Dirichlet noise, no temperature; search/alphazero.py).
     gumbel: bool = setting(False)
-    gumbel_considered: int = setting(16, low=1)  # gumbel: root moves sampled (m; mctx: 16)
-    gumbel_scale: float = setting(1.0, low=0)  # gumbel: scale of the root's Gumbel noise
-    c_visit: float = setting(50.0, low=0)  # gumbel: sigma(q) = (c_visit + max N) * c_scale * q
-    c_scale: float = setting(0.1, above=0)
+    gumbel_considered: int = like(MCTSConfig, "gumbel_considered")  # gumbel: root moves sampled (m)
+    gumbel_scale: float = like(MCTSConfig, "gumbel_scale")  # gumbel: scale of the root's Gumbel noise
+    c_visit: float = like(MCTSConfig, "c_visit")  # gumbel: sigma(q) = (c_visit + max N) * c_scale * q
+    c_scale: float = like(MCTSConfig, "c_scale")
     # Playout cap randomisation (Wu 2019, KataGo): a share full_search_fraction of moves is
     # searched with `simulations` and recorded as policy targets, the rest with fast_simulations
     # (no root noise) and not recorded as policy targets (their values still train). 0: off.

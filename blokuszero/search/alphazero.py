@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .mcts import MCTSConfig
-from .selection import PUCT, GumbelInterior, SelectionRule
+from .selection import PUCT, GumbelInterior, PUCTSettings, SelectionRule
 
-def network_search(gumbel: bool = False, *, c_base: float = 19_625.0, c_init: float = 1.25,
-                   q_init: float | str = 0.0, **config: Any) -> tuple[MCTSConfig, SelectionRule]:
+_PUCT = PUCTSettings()
+
+
+def network_search(gumbel: bool = False, *, c_base: float = _PUCT.c_base, c_init: float = _PUCT.c_init,
+                   q_init: float | str = _PUCT.q_init, **config: Any) -> tuple[MCTSConfig, SelectionRule]:
     """(search config, selection rule): PUCT's, or with ``gumbel`` Gumbel's; ``config``:
     :class:`MCTSConfig`'s fields (``dirichlet_epsilon`` is dropped with ``gumbel``, whose noise
     is its own); ``c_base``, ``c_init``, ``q_init``: PUCT's, unused with ``gumbel``."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..games.base import Game, State
+from ..settings import Settings, setting
 
 ALGORITHMS = ("maxn", "paranoid", "brs")
 
@@ -30,17 +31,13 @@ OrderingFn = Callable[[State, int, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
-class DepthFirstConfig:
-    algorithm: str = "brs"  # maxn | paranoid | brs
-    max_depth: int = 4  # plies (BRS: layers) of the deepest iteration
-    node_limit: int | None = 20_000  # positions generated per move (None = no limit)
-    time_limit: float | None = None  # seconds per move (None = no limit)
+class DepthFirstConfig(Settings):
+    """A depth-first search's settings, each with its range."""
 
-    def __post_init__(self) -> None:
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"depth-first algorithm {self.algorithm!r} is not one of {ALGORITHMS}")
-        if self.max_depth < 1:
-            raise ValueError(f"max_depth must be >= 1, not {self.max_depth}")
+    algorithm: str = setting("brs", choices=ALGORITHMS)  # maxn | paranoid | brs
+    max_depth: int = setting(4, low=1)  # plies (BRS: layers) of the deepest iteration
+    node_limit: int | None = setting(20_000, low=1)  # positions generated per move (None = no limit)
+    time_limit: float | None = setting(None, above=0)  # seconds per move (None = no limit)
 
 
 class _OutOfBudget(Exception):

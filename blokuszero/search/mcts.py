@@ -38,6 +38,7 @@ import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 from ..games.numba_random import seed_numba
+from ..settings import Settings, setting
 from .compiled import TIMED_CHUNK, compiled_parts, simulate
 from .enhancements import Enhancement, Simulation
 from .evaluators import Evaluation, Evaluator
@@ -121,40 +122,39 @@ ROOT_POLICIES = ("visits", "gumbel")
 
 
 @dataclass(frozen=True)
-class MCTSConfig:
-    """Search settings. Selection rule and evaluator are passed to :class:`MCTS` separately."""
+class MCTSConfig(Settings):
+    """Search settings, each with its range: the one declaration that configs, presets and
+    player specs read. Selection rule and evaluator are passed to :class:`MCTS` separately."""
 
-    tree: str = "maxn"  # a name in TREE_SHAPES: maxn | paranoid | brs
-    simulations: int = 800  # budget per search (SPEC §3: 800)
-    time_limit: float | None = None  # seconds per search; stops at whichever budget ends first
-    expand_threshold: int = 1  # a leaf is expanded once it has this many visits (SPEC §2: 1)
-    dirichlet_epsilon: float = 0.0  # root noise weight (SPEC §3: 0.25 in self-play; 0 = off)
-    dirichlet_alpha: float = 0.02  # root noise concentration (SPEC §3: 0.02)
-    reuse_tree: bool = True  # keep the subtree of the move played for the next search
-    virtual_loss: bool = False  # count pending leaves as lost visits (several leaves per tree)
+    tree: str = setting("maxn", choices=TREE_SHAPES)  # maxn | paranoid | brs
+    simulations: int = setting(800, low=0)  # budget per search (SPEC §3: 800)
+    # seconds per search; stops at whichever budget ends first
+    time_limit: float | None = setting(None, above=0)
+    expand_threshold: int = setting(1, low=0)  # a leaf is expanded once it has this many visits (SPEC §2: 1)
+    dirichlet_epsilon: float = setting(0.0, low=0, high=1)  # root noise weight (SPEC §3: 0.25 in self-play; 0 = off)
+    dirichlet_alpha: float = setting(0.02, above=0)  # root noise concentration (SPEC §3: 0.02)
+    reuse_tree: bool = setting(True)  # keep the subtree of the move played for the next search
+    virtual_loss: bool = setting(False)  # count pending leaves as lost visits (several leaves per tree)
     # Leaves selected before one evaluator call (a network's batch); > 1 needs virtual_loss,
     # so that the leaves of a batch spread over the tree instead of repeating one path.
-    leaves_per_batch: int = 1
-    determinized: bool = False  # hidden information: determinized search over information sets
-    exp3_gamma: float = 0.1  # exploration of Exp3 at simultaneous-move nodes
+    leaves_per_batch: int = setting(1, low=1)
+    determinized: bool = setting(False)  # hidden information: determinized search over information sets
+    exp3_gamma: float = setting(0.1, low=0, high=1)  # exploration of Exp3 at simultaneous-move nodes
     # Run whole simulations in numba (search/compiled.py) when the game and the parts allow it
     # and it computes what the Python loop does; False: always the Python loop (for comparison).
-    compiled: bool = True
+    compiled: bool = setting(True)
     # visits: the children's visits decide the move and the target (AlphaZero's, with root
     # noise when dirichlet_epsilon > 0); gumbel: Gumbel's root (policies.GumbelRoot).
-    root_policy: str = "visits"
-    gumbel_considered: int = 16  # m: root moves sampled by Gumbel-top-k (mctx: 16)
-    gumbel_scale: float = 1.0  # scale of the Gumbel noise (0: none, the prior's top-m)
-    c_visit: float = 50.0  # sigma(q) = (c_visit + max N) * c_scale * q (mctx: 50, 0.1)
-    c_scale: float = 0.1
+    root_policy: str = setting("visits", choices=ROOT_POLICIES)
+    gumbel_considered: int = setting(16, low=1)  # m: root moves sampled by Gumbel-top-k (mctx: 16)
+    gumbel_scale: float = setting(1.0, low=0)  # scale of the Gumbel noise (0: none, the prior's top-m)
+    c_visit: float = setting(50.0, low=0)  # sigma(q) = (c_visit + max N) * c_scale * q (mctx: 50, 0.1)
+    c_scale: float = setting(0.1, above=0)
 
     def __post_init__(self) -> None:
-        if self.tree not in TREE_SHAPES:
-            raise ValueError(f"tree shape {self.tree!r} is not one of {tuple(TREE_SHAPES)}")
+        super().__post_init__()  # each setting's type and range
         if self.simulations < 1 and self.time_limit is None:
             raise ValueError("a search needs simulations >= 1 or a time_limit")
-        if self.root_policy not in ROOT_POLICIES:
-            raise ValueError(f"root_policy {self.root_policy!r} is not one of {ROOT_POLICIES}")
         if self.root_policy == "gumbel":
             if self.simulations < 1:
                 raise ValueError("the gumbel root policy halves a budget: it needs simulations >= 1")
@@ -163,15 +163,9 @@ class MCTSConfig:
                                  "dirichlet_epsilon to 0")
             if self.determinized:
                 raise ValueError("the gumbel root policy needs perfect information (determinized: false)")
-            if self.gumbel_considered < 1:
-                raise ValueError(f"gumbel_considered must be >= 1, not {self.gumbel_considered}")
-        if self.leaves_per_batch < 1:
-            raise ValueError(f"leaves_per_batch must be >= 1, not {self.leaves_per_batch}")
         if self.leaves_per_batch > 1 and not self.virtual_loss:
             raise ValueError("leaves_per_batch > 1 needs virtual_loss: true (without it every "
                              "leaf of a batch follows the same path)")
-        if self.expand_threshold < 0:
-            raise ValueError(f"expand_threshold must be >= 0, not {self.expand_threshold}")
 
 
 class MCTS:

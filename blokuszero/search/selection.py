@@ -20,11 +20,13 @@ feeds them.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ..games.numba_random import GOLDEN, splitmix64
+from ..settings import Settings, setting
 from .enhancements import Enhancement, HistoryTable, SquaredValues
 from .tree import Tree
 
@@ -322,6 +324,20 @@ class ProgressiveHistory(UCB1):
                 self.history.hist_count, lo, hi, tree.avail, tree.track_availability)
 
 
+@dataclass(frozen=True)
+class PUCTSettings(Settings):
+    """PUCT's parameters (SPEC §3), declared here once: every config, preset and player reads
+    them from this class."""
+
+    c_base: float = setting(19_625.0, above=0)  # C(s) = log((1 + N(s) + c_base) / c_base) + c_init
+    c_init: float = setting(1.25, low=0)  # the exploration rate's value at a node's first visits
+    # Q of an unvisited child: a number (AlphaZero: 0) or "parent" (its parent's value).
+    q_init: float | str = setting(0.0, low=-1, high=1, choices=("parent",))
+
+
+_PUCT = PUCTSettings()
+
+
 class PUCT(SelectionRule):
     """AlphaZero's rule (SPEC §3): c_base = 19,625 and c_init = 1.25 in BlokusZero.
 
@@ -334,10 +350,9 @@ class PUCT(SelectionRule):
     that evaluated better than its parent be searched again at once.
     """
 
-    def __init__(self, c_base: float = 19_625.0, c_init: float = 1.25,
-                 q_init: float | str = 0.0) -> None:
-        if isinstance(q_init, str) and q_init != "parent":
-            raise ValueError(f"q_init must be a number or 'parent', not {q_init!r}")
+    def __init__(self, c_base: float = _PUCT.c_base, c_init: float = _PUCT.c_init,
+                 q_init: float | str = _PUCT.q_init) -> None:
+        PUCTSettings(c_base, c_init, q_init)  # checks each
         self.c_base = c_base
         self.c_init = c_init
         self.q_init = q_init
