@@ -42,7 +42,7 @@ from .config import RunConfig, load_run_config
 from .evaluation import RemoteEvaluator
 from .learner import Learner
 from .metrics import Metrics
-from .schedules import SCHEDULES
+from .schedules import SCHEDULES, Counters
 from .selfplay import SelfPlaySettings
 
 _clock = time.monotonic  # the run's wall clock (tests may speed it up)
@@ -100,6 +100,7 @@ class Trainer:
         self.game = s.game.name  # a registry name: blokus, go9, ...
         self.search = SelfPlaySettings(**dataclasses.asdict(s.search), **dataclasses.asdict(s.selfplay))
         self.learner_settings = s.optimizer
+        self.batch_size = s.optimizer.batch_size  # samples per learner step
         self.schedule = s.train
         self.hardware = s.hardware
         self.eval_settings = s.eval
@@ -121,10 +122,7 @@ class Trainer:
                                self.learner_settings, "cpu", score_weight=weight)
         # The network's shape, stored with every checkpoint (see nn.checkpoint.load_network).
         self.model_config = dataclasses.asdict(self.learner.model.config)
-        # pending_games / phase_start: the paper schedule's self-play phase under way, if any.
-        # seconds: wall-clock time of every earlier start; curve_points: curve networks kept so far.
-        self.counters = {"games": 0, "positions": 0, "samples": 0, "pending_games": 0, "phase_start": 0,
-                         "seconds": 0.0, "curve_points": 0}
+        self.counters = Counters()
         self._clock_start = _clock()
         self.games_by_node: dict[str, int] = {}  # this start's self-play games by Ray node id
         # The network the run started from (train.init_from's path and sha256), None for a
@@ -232,11 +230,11 @@ class Trainer:
             self.learner.load_state_dict(state["learner"])
         except RuntimeError as err:  # checkpoints written before shapes were stored
             raise ValueError(f"{mismatch}. {err}") from None
-        self.counters = {"seconds": 0.0, "curve_points": 0, **state["counters"]}  # older ones lack two
+        self.counters = Counters(**state["counters"])  # older ones lack seconds and curve_points
         self._clock_start = _clock()
         torch.set_rng_state(state["rng"]["torch"])
         self.init_from = state.get("init_from")  # the run's own lineage, whatever the setting says now
-        self.say(f"resumed from {path.name}: step {self.learner.step}, {self.counters['games']} games played")
+        self.say(f"resumed from {path.name}: step {self.learner.step}, {self.counters.games} games played")
         if self.schedule.init_from is not None:
             started = (f"it started from {self.init_from['path']} (sha256 {self.init_from['sha256'][:16]})"
                        if self.init_from else "it started from a random network")
@@ -254,13 +252,13 @@ class Trainer:
             self.say(f"run {self.run_dir} is finished: step {self.learner.step} of train.total_steps="
                      f"{s.total_steps}; nothing to do (to extend it, set train.total_steps higher)")
         else:
-            self.say(f"run {self.run_dir} is finished: {self.counters['seconds'] / 60:.1f} minutes of "
+            self.say(f"run {self.run_dir} is finished: {self.counters.seconds / 60:.1f} minutes of "
                      f"train.max_minutes={s.max_minutes:g} used; nothing to do (to extend it, set "
                      f"train.max_minutes higher)")
         summary_path = self.run_dir / "summary.json"
         if summary_path.is_file():
             return json.loads(summary_path.read_text())
-        return {"step": self.learner.step, **self.counters}
+        return {"step": self.learner.step, **dataclasses.asdict(self.counters)}
 
     def _archive_config(self) -> None:
         """``config.json`` is this start's config; ``configs/`` keeps every start's."""
@@ -279,15 +277,16 @@ class Trainer:
         info = self.buffer_info()
         games, positions = info["games_added"], info["positions_added"]
         # Shards written before the buffer kept totals know only the games still in them.
-        games, positions = max(games, self.counters["games"]), max(positions, self.counters["positions"])
-        if report and games != self.counters["games"]:
-            self.say(f"the buffer holds {games - self.counters['games']} games played after the "
+        c = self.counters
+        games, positions = max(games, c.games), max(positions, c.positions)
+        if report and games != c.games:
+            self.say(f"the buffer holds {games - c.games} games played after the "
                      f"checkpoint: {games} games played in all")
-        self.counters["games"], self.counters["positions"] = games, positions
+        c.games, c.positions = games, positions
 
     def elapsed(self) -> float:
         """Wall-clock seconds of the run: every earlier start and this one so far."""
-        return self.counters["seconds"] + _clock() - self._clock_start
+        return self.counters.seconds + _clock() - self._clock_start
 
     def out_of_time(self) -> bool:
         """Whether the run has used its ``train.max_minutes`` (never, when that is 0)."""
@@ -311,6 +310,23 @@ class Trainer:
 
     def say(self, text: str) -> None:
         tqdm.write(f"[train] {text}")
+
+    @property
+    def step(self) -> int:
+        """Learner steps taken."""
+        return self.learner.step
+
+    def sample_batch(self) -> ray.ObjectRef:
+        """A batch sampled from the buffer (a reference: it is drawn while another trains)."""
+        return self.buffer.sample_batch.remote(self.batch_size)
+
+    def games_in_buffer(self) -> int:
+        """Games the buffer holds now."""
+        return self.buffer_info()["games"]
+
+    def drop_oldest(self, games: int) -> None:
+        """Drop the buffer's ``games`` oldest games."""
+        ray.get(self.buffer.drop_oldest.remote(games))
 
     def buffer_info(self) -> dict[str, int]:
         return ray.get(self.buffer.info.remote())
@@ -350,13 +366,13 @@ class Trainer:
             done, _ = ray.wait(list(running), num_returns=1)
             idle.append(running.pop(done[0]))
             self.record_selfplay(ray.get(done[0]))
-            bar.set_postfix_str(f"games {self.counters['games']}")
+            bar.set_postfix_str(f"games {self.counters.games}")
 
     # ------------------------------------------------------------------ learning
     def train_step(self, batch_ref, bar) -> dict:
         """One learner update on a sampled batch; log, checkpoint when due."""
         metrics = self.learner.train_step(ray.get(batch_ref))
-        self.counters["samples"] += self.learner_settings.batch_size
+        self.counters.samples += self.batch_size
         step = self.learner.step
         if step % self.schedule.log_every == 0:
             self.metrics.training(metrics, self.buffer_info(), step)
@@ -364,15 +380,15 @@ class Trainer:
             self.checkpoint()
         self._keep_for_curve()
         bar.update(1)
-        bar.set_postfix_str(f"loss {metrics['loss/total']:.3f} games {self.counters['games']}")
+        bar.set_postfix_str(f"loss {metrics['loss/total']:.3f} games {self.counters.games}")
         return metrics
 
     def checkpoint(self) -> Path:
         """Save everything needed to resume (the buffer's games are in its shards)."""
         ray.get(self.buffer.flush.remote())
         self._count_from_buffer(report=False)
-        self.counters["seconds"], self._clock_start = self.elapsed(), _clock()
-        payload = {"learner": self.learner.state_dict(), "counters": dict(self.counters),
+        self.counters.seconds, self._clock_start = self.elapsed(), _clock()
+        payload = {"learner": self.learner.state_dict(), "counters": dataclasses.asdict(self.counters),
                    "rng": {"torch": torch.get_rng_state(),
                            "buffer": ray.get(self.buffer.rng_state.remote())},
                    "model_name": self.model_name,
@@ -394,11 +410,11 @@ class Trainer:
         if every <= 0:
             return
         due = int(self.elapsed() // (60 * every))
-        if due > self.counters["curve_points"] or last:
+        if due > self.counters.curve_points or last:
             save_network(self.run_dir / "curve" / "checkpoints", self.learner.step, self.model_name,
                          self.learner.weights(), json.dumps(self.config), model_config=self.model_config,
                          init_from=self.init_from)
-            self.counters["curve_points"] = max(due, self.counters["curve_points"])
+            self.counters.curve_points = max(due, self.counters.curve_points)
             self.say(f"kept the network of step {self.learner.step} for the curve "
                      f"({self.elapsed() / 60:.1f} minutes)")
 
@@ -458,7 +474,7 @@ class Trainer:
             info = self.buffer_info()
             device = self.learner.device
             learner_peak = int(torch.cuda.max_memory_reserved(device)) if device.type == "cuda" else 0
-            summary = {"step": self.learner.step, **self.counters, "buffer_games": info["games"],
+            summary = {"step": self.learner.step, **dataclasses.asdict(self.counters), "buffer_games": info["games"],
                        "buffer_bytes": info["bytes"], "games_by_node": self.games_by_node,
                        "learner_device": str(device), "learner_gpu_ids": self.learner_gpu_ids,
                        # this start's peaks of the CUDA allocators (0 off CUDA): the learner's,
