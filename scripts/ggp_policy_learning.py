@@ -38,7 +38,7 @@ import numpy as np
 from blokuszero.engines.ggp_player import make_uct_player
 from blokuszero.files import write_atomic
 from blokuszero.games.ggp import GgpGame
-from blokuszero.games.ggp.policy import SoftmaxPolicy
+from blokuszero.rl.ggp_playout_policy import SoftmaxPolicy
 from blokuszero.match.stats import wilson_interval
 from blokuszero.players.base import play_turns
 from blokuszero.rl import simulation_balancing as sb

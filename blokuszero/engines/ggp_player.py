@@ -30,7 +30,7 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..games.ggp.policy import SoftmaxPolicy
+from ..rl.ggp_playout_policy import SoftmaxPolicy
 from ..games.ggp.boards import ENCODINGS, BoardEncoder
 from ..search.experience import SearchExperience, SimilarityReport, choose_distance, measure_similarity
 from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
