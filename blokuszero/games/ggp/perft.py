@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .gdl import load_description
 from .game import make_reasoner
+from .gdl import load_description
 from .reasoner import Reasoner
 
 
