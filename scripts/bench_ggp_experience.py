@@ -18,7 +18,7 @@ import numpy as np
 from blokuszero.engines.ggp_player import make_uct_player
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import BoardEncoder, pregame_boards
-from blokuszero.search.experience import ExperienceTable
+from blokuszero.search.experience_table import ExperienceTable
 
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
 

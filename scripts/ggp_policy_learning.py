@@ -38,9 +38,9 @@ import numpy as np
 from blokuszero.engines.ggp_player import make_uct_player
 from blokuszero.files import write_atomic
 from blokuszero.games.ggp import GgpGame
-from blokuszero.games.ggp.policy import SoftmaxPolicy
+from blokuszero.rl.ggp_playout_policy import SoftmaxPolicy
 from blokuszero.match.stats import wilson_interval
-from blokuszero.match.game_loop import play
+from blokuszero.players.game_loop import play
 from blokuszero.rl import simulation_balancing as sb
 
 log = logging.getLogger("ggp_policy_learning")

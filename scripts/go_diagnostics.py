@@ -25,7 +25,7 @@ import time
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import playouts as P
-from blokuszero.match.game_loop import play
+from blokuszero.players.game_loop import play
 from blokuszero.match.stats import wilson_interval
 from blokuszero.players.factory import make_player
 from blokuszero.players.search_players import Resigning

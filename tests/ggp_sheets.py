@@ -31,7 +31,7 @@ def uct_first_places(game, spec: dict, games: int) -> int:
     """Games (of ``games``) where our GGP player's UCT (``spec``) ends with the highest goal
     (ties included) against uniformly random players, its seat rotating."""
     from blokuszero.engines.ggp_player import make_uct_player
-    from blokuszero.match.game_loop import play
+    from blokuszero.players.game_loop import play
     from blokuszero.players.base import RandomPlayer
 
     first = 0

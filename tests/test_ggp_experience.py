@@ -12,16 +12,17 @@ from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import (BLANK, BoardEncoder, appearance_codes, board_row,
                                          detect_cells, fold, huffman_codes, pregame_boards)
 from blokuszero.games.ggp.kif import parse_term
+from blokuszero.experiments import ggp_experience
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.match.stats import sign_test
+from blokuszero.players.experience_switch import SimilarityReport, choose_distance, summarize
 from blokuszero.protocols.ggp_http import Message, format_message
 from blokuszero.search.enhancements import Enhancement
-from blokuszero.search.experience import (ExperienceTable, SearchExperience, SimilarityReport,
-                                          choose_distance, summarize)
+from blokuszero.search.experience import SearchExperience
+from blokuszero.search.experience_table import ExperienceTable
 from blokuszero.search.tree import SEEDED_VISITS, Tree
 
 from ggp_sheets import RULES_DIR, sheet_game
-from project_scripts import load_script
 from test_ggp_reasoner import PICK3
 
 
@@ -343,11 +344,10 @@ def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
     import argparse
     import json
 
-    script = load_script("ggp_experience_experiment")
     out = tmp_path / "games.jsonl"
 
     def play(playouts):
-        script.cmd_play(argparse.Namespace(
+        ggp_experience.cmd_play(argparse.Namespace(
             games=["pawnwhopping"], configs=["huffman2"], pairs=1, playouts=playouts, seed=0,
             shard="0/1", until=None, out=str(out)))
         return [json.loads(line) for line in out.read_text().splitlines()]
@@ -357,9 +357,9 @@ def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
     assert play(4) == first  # resumed: nothing played twice
     both = play(3)
     assert len(both) == 4 and {r["seed"] for r in both[2:]} == {r["seed"] for r in first}
-    script.cmd_report(argparse.Namespace(games_file=str(out), switch=str(tmp_path / "none.json"),
-                                         doc=str(tmp_path / "doc.md"), png=None,
-                                         records=str(tmp_path / "records.jsonl")))
+    ggp_experience.cmd_report(argparse.Namespace(
+        games_file=str(out), switch=str(tmp_path / "none.json"), doc=str(tmp_path / "doc.md"),
+        png=None, records=str(tmp_path / "records.jsonl")))
     text = (tmp_path / "doc.md").read_text()
     assert "| pawnwhopping | 4 | huffman d=2 |" in text and "| pawnwhopping | 3 | huffman d=2 |" in text
     assert (tmp_path / "records.jsonl").read_text().splitlines() == out.read_text().splitlines()

@@ -3,6 +3,7 @@ match manager."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import threading
 import time
@@ -13,12 +14,10 @@ import pytest
 
 from blokuszero.engines.ggp_player import GgpPlayerEngine, make_uct_player, serve
 from blokuszero.games.base import SIMULTANEOUS
+from blokuszero.match.ggp_manager import run_matches
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
 
 from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
-from project_scripts import load_script
-
-ggp_match = load_script("ggp_match")
 
 
 def test_messages_are_case_insensitive_and_round_trip():
@@ -67,10 +66,13 @@ def _post(url: str, text: str) -> str:
 
 
 def test_whole_match_between_two_of_our_players(server, tmp_path):
-    rules = (RULES_DIR / "tictactoe.kif").read_text()
     a, _ = server(seed=1)
     b, _ = server(seed=2)
-    record = ggp_match.run_match(rules, [a, b], "m1", start_clock=20, play_clock=1.0, seed=0)
+    goals = run_matches(RULES_DIR / "tictactoe.kif", [a, b], tmp_path, start_clock=20,
+                        play_clock=1.0)
+    record = json.loads((tmp_path / "tictactoe.0.0.json").read_text())
+    assert goals == {a: [record["goals"][0]], b: [record["goals"][1]]}
+    assert [p.name for p in tmp_path.iterdir()] == ["tictactoe.0.0.json"]  # no temporary left
     assert record["replaced"] == []
     assert 5 <= len(record["moves"]) <= 9
     assert sorted(record["goals"]) in ([0, 100], [50, 50])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blokuszero.games.ggp.policy import SoftmaxPolicy
+from blokuszero.rl.ggp_playout_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.rl import simulation_balancing as sb
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator

@@ -30,10 +30,11 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..games.ggp.policy import SoftmaxPolicy
+from ..rl.ggp_playout_policy import SoftmaxPolicy
 from ..games.ggp.boards import ENCODINGS, BoardEncoder
-from ..search.experience import SearchExperience, SimilarityReport, choose_distance, measure_similarity
+from ..search.experience import SearchExperience
 from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
+from ..players.experience_switch import SimilarityReport, choose_distance, measure_similarity
 from ..players.search_players import MCTSPlayer
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.selection import UCB1

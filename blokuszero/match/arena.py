@@ -29,7 +29,7 @@ from ..players.base import Player
 from ..players.factory import make_player, player_settings, resolve_spec
 from ..provenance import source
 from ..settings import check_value
-from .game_loop import play
+from ..players.game_loop import play
 from .referee import GtpReferee
 from .stats import wilson_interval
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..games.go import GoGame
 from ..players.gtp_player import engine_argv
 from ..protocols.gtp import GtpClient, GtpError
-from .game_loop import RefereeRefusal
+from ..players.game_loop import RefereeRefusal
 
 
 class GtpReferee:

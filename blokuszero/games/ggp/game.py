@@ -1,4 +1,5 @@
-"""A GDL game behind the common :class:`~blokuszero.games.base.Game` interface.
+"""A GDL game behind the common :class:`~blokuszero.games.base.Game` interface, and the choice
+of its reasoner (:func:`make_reasoner`: the compiled propositional network or the interpreter).
 
 Who moves: a state is SIMULTANEOUS when two or more roles have more than one legal move;
 otherwise the one role with a real choice moves and every other role plays its only legal
@@ -15,6 +16,7 @@ at the end, zeros before.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,11 +24,30 @@ from pathlib import Path
 import numpy as np
 
 from ..base import SIMULTANEOUS, TERMINAL, Game, Seed, State
-from .gdl import load_description
+from .gdl import Description, load_description, specialize
+from .interpreter import Interpreter
 from .kif import KifError, parse_term, to_kif
-from .reasoner import MAX_INSTANCES, Reasoner, make_reasoner
+from .propnet import PropNet
+from .reasoner import MAX_INSTANCES, Reasoner, ground
 
 log = logging.getLogger(__name__)
+
+
+def make_reasoner(desc: Description, kind: str = "auto",
+                  max_instances: int = MAX_INSTANCES) -> Reasoner:
+    """``propnet`` (compiled, fast), ``interpreter`` (general), or ``auto``: the propositional
+    network when the grounding fits in ``max_instances``, else the interpreter (reason logged)."""
+    if kind not in ("auto", "propnet", "interpreter"):
+        raise ValueError(f"unknown reasoner {kind!r}; known: auto, propnet, interpreter")
+    desc = dataclasses.replace(desc, clauses=specialize(desc))
+    grounding = ground(desc, max_instances if kind != "interpreter" else 0)
+    if kind == "propnet" and grounding.instances is None:
+        raise ValueError(f"cannot build a propositional network: {grounding.reason}")
+    if grounding.instances is not None and kind != "interpreter":
+        return PropNet(desc, grounding)
+    if kind == "auto":
+        log.warning("GDL reasoner: using the interpreter, %s", grounding.reason)
+    return Interpreter(desc, grounding)
 
 
 class GgpGame(Game):

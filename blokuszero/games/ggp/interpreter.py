@@ -17,7 +17,6 @@ from .kif import Term, to_kif
 from .reasoner import Grounding, Reasoner, dependency_strata
 
 
-
 @dataclass(frozen=True)
 class InterpState:
     """True facts and every dynamic fact that does not depend on ``does``."""

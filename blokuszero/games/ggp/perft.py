@@ -16,8 +16,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .game import make_reasoner
 from .gdl import load_description
-from .reasoner import Reasoner, make_reasoner
+from .reasoner import Reasoner
 
 
 def perft(reasoner: Reasoner, depth: int) -> Iterator[dict[str, int]]:

@@ -1,21 +1,17 @@
-"""What the Game adapter asks of a GDL reasoner, the relaxed grounding both reasoners start
-from, and the automatic choice between the compiled propositional network and the interpreter.
+"""What the Game adapter asks of a GDL reasoner, and the relaxed grounding both reasoners (the
+compiled propositional network and the interpreter) start from; ``game.make_reasoner`` chooses.
 """
 
 from __future__ import annotations
 
 import abc
-import dataclasses
-import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 from .datalog import FactStore, Program, substitute
-from .gdl import Clause, Description, _sccs, specialize, is_distinct, is_negation, relation
+from .gdl import Clause, Description, _sccs, is_distinct, is_negation, relation
 from .kif import Rule, Term, to_kif
-
-log = logging.getLogger(__name__)
 
 #: Clause derivations (ground instances, counted with repeats) past which the propositional
 #: network is not built and the interpreter is used instead: about 20 s of grounding.
@@ -154,23 +150,3 @@ class Reasoner(abc.ABC):
     def key(self, state) -> int:
         """A 64-bit hash of the true facts."""
 
-
-def make_reasoner(desc: Description, kind: str = "auto",
-                  max_instances: int = MAX_INSTANCES) -> Reasoner:
-    """``propnet`` (compiled, fast), ``interpreter`` (general), or ``auto``: the propositional
-    network when the grounding fits in ``max_instances``, else the interpreter (reason logged)."""
-    if kind not in ("auto", "propnet", "interpreter"):
-        raise ValueError(f"unknown reasoner {kind!r}; known: auto, propnet, interpreter")
-    desc = dataclasses.replace(desc, clauses=specialize(desc))
-    grounding = ground(desc, max_instances if kind != "interpreter" else 0)
-    if kind == "propnet" and grounding.instances is None:
-        raise ValueError(f"cannot build a propositional network: {grounding.reason}")
-    if grounding.instances is not None and kind != "interpreter":
-        from .propnet import PropNet
-
-        return PropNet(desc, grounding)
-    from .interpreter import Interpreter
-
-    if kind == "auto":
-        log.warning("GDL reasoner: using the interpreter, %s", grounding.reason)
-    return Interpreter(desc, grounding)

@@ -11,7 +11,9 @@ and keeps the per-seat CPU clock. Hooks for what differs between callers:
   uniformly random legal move is played for it and the replacement recorded, as a GGP game
   manager does) or ``raise``;
 - a ``referee`` sees every move (a refusal forfeits the mover) and scores the end;
-- ``max_moves`` stops a game early (experiments that measure the opening only).
+- ``max_moves`` stops a game early (experiments that measure the opening only);
+- ``every_seat_moves`` asks every seat at every state, as the GGP protocol does (a seat with one
+  legal move answers it), and plays the joint move: the game must take joint moves everywhere.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, Game, State
-from ..players.base import Player, PlayerFailure, Resign
+from .base import Player, PlayerFailure, Resign
 
 ON_FAILURE = ("forfeit", "random", "raise")
 
@@ -48,11 +50,10 @@ class Played:
     """What :func:`play` did: the final state, the moves, and how the game was decided."""
 
     state: State
-    #: (mover, move text): mover CHANCE for a chance outcome, SIMULTANEOUS for a joint move
-    #: (whose text is the players' moves joined by spaces).
-    moves: list[tuple[int, str]] = field(default_factory=list)
-    #: (mover, action) for turn moves and chance outcomes; (SIMULTANEOUS, joint index) skipped:
-    #: ``joints`` holds the joint actions in order.
+    #: (mover, move text): mover CHANCE for a chance outcome; (SIMULTANEOUS, [each seat's move
+    #: text]) for a joint move.
+    moves: list[tuple[int, str | list[str]]] = field(default_factory=list)
+    #: (mover, action) for turn moves and chance outcomes; the joint moves are in ``joints``.
     actions: list[tuple[int, int]] = field(default_factory=list)
     joints: list[list[int]] = field(default_factory=list)
     returns: np.ndarray | None = None
@@ -71,7 +72,7 @@ def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
 
 def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Generator | None = None, *,
          names: Sequence[str] | None = None, random_opening_moves: int = 0, max_moves: int | None = None,
-         on_failure: str = "forfeit", referee: Referee | None = None) -> Played:
+         on_failure: str = "forfeit", referee: Referee | None = None, every_seat_moves: bool = False) -> Played:
     """Play ``state`` (changed in place) to its end, or ``max_moves`` moves, with ``players``
     (one per seat, already reset; one player may hold several seats); ``rng`` draws chance outcomes, random opening moves and
     substitutes (seed 0 when not given); ``names`` name the seats in messages. Returns what
@@ -125,7 +126,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
         if p == CHANCE:
             outcomes, probabilities = state.chance_outcomes()
             action = int(rng.choice(outcomes, p=probabilities))
-        elif p == SIMULTANEOUS:
+        elif p == SIMULTANEOUS or every_seat_moves:
             if len(out.moves) < random_opening_moves:
                 joint = [int(rng.choice(state.legal_actions(q))) for q in range(game.num_players)]
             else:
@@ -135,7 +136,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
                     if action is None:
                         return _finish(out, state)
                     joint.append(action)
-            out.moves.append((SIMULTANEOUS, " ".join(state.action_to_string(a) for a in joint)))
+            out.moves.append((SIMULTANEOUS, [state.action_to_string(a) for a in joint]))
             out.joints.append(joint)
             state.apply_joint_action(joint)
             for player in listeners:

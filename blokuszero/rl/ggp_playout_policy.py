@@ -1,4 +1,5 @@
-"""A softmax playout policy over binary features of a GDL game (SPEC §6, seed 002).
+"""A learnable softmax playout policy over binary features of a GDL game, with the gradients
+the simulation-balancing learners need and its weights' file (SPEC §6, seed 002).
 
 ``pi(s, a) = exp(phi(s, a) . theta) / sum_b exp(phi(s, b) . theta)`` over the legal moves ``b``
 of the role choosing, where ``phi(s, a)`` has a 1 for every feature (move ``a``, base
@@ -29,13 +30,13 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from ...files import write_atomic
-from .game import FastGgpState, GgpGame
-from .propnet import _next
+from ..files import write_atomic
+from ..games.ggp.game import FastGgpState, GgpGame
+from ..games.ggp.propnet_kernels import next_state
+from ..games.numba_random import GOLDEN
 
 #: Default bound on the number of weights (8 MiB of float64).
 MAX_FEATURES = 1 << 20
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 # ---------------------------------------------------------------- kernels
@@ -65,7 +66,7 @@ def _index(a, p, spec):
     key = a * num_pairs + p
     if hashed == 0:
         return key
-    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    return np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))  # Fibonacci hashing
 
 
 @nb.njit(cache=True)
@@ -119,26 +120,27 @@ def _grow(a, need):
 
 
 @nb.njit(cache=True)
-def _goal(v, r, goal_start, goal_atom, goal_value):
+def _goal(v, r, net):
     best = 0.0
-    for k in range(goal_start[r], goal_start[r + 1]):
-        if v[goal_atom[k]] == 1 and goal_value[k] > best:
-            best = goal_value[k]
+    for k in range(net.goal_start[r], net.goal_start[r + 1]):
+        if v[net.goal_atom[k]] == 1 and net.goal_value[k] > best:
+            best = net.goal_value[k]
     return best
 
 
 @nb.njit(cache=True)
-def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_steps, theta,
-             spec, record, tp, tm, tq, tc):
-    """Moves drawn from pi to the end (forced moves played as they are; ``net``: the network's
-    ``(net, live)``, its lock held by the caller). Returns the final
+def _playout(v, net, live, max_steps, theta, spec, record, tp, tm, tq, tc):
+    """Moves drawn from pi to the end (forced moves played as they are; the network ``net``
+    moves its state ``live``, its lock held by the caller). Returns the final
     values, the number of choices T (-1 past ``max_steps``), the (role, action) of each choice
     (a step where nobody chooses records the first role's move, as the uniform playout does)
     and, with ``record``, the trajectory: choice c had the true pairs ``tp[tc[c, 0]:tc[c, 1]]``,
     moves ``tm[tc[c, 2]:tc[c, 3]]`` with probabilities ``tq[...]`` and chose index ``tc[c, 4]``
     (the buffers grow as needed and are returned)."""
+    legal_start, legal_atom, legal_action = net.legal_start, net.legal_atom, net.legal_action
+    terminal_atom = net.terminal_atom
     num_roles = legal_start.shape[0] - 1
-    num_base = net[0][0]
+    num_base = net.num_base
     props = np.empty(num_base, dtype=np.int64)
     pairs = np.empty(max(num_base * (num_base - 1) // 2, 1), dtype=np.int64)
     moves = np.empty(legal_atom.shape[0], dtype=np.int64)
@@ -198,7 +200,7 @@ def _playout(v, net, legal_start, legal_atom, legal_action, terminal_atom, max_s
             movers[n] = 0
             actions[n] = joint[0]
             n += 1
-        v = _next(v, joint, net[0], net[1])
+        v = next_state(v, joint, net, live)
         steps += 1
     return v, choices, movers[:n], actions[:n], tp, tm, tq, tc
 
@@ -210,20 +212,18 @@ def _buffers():
 
 
 @nb.njit(cache=True)
-def _simulate(v0, sims, role, net, legal_start, legal_atom, legal_action, terminal_atom,
-              goal_start, goal_atom, goal_value, max_steps, theta, spec, record, g):
+def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, g):
     """Outcome z in [-1, 1] for ``role`` of each of ``sims`` playouts from ``v0``; with
     ``record``, also g += sum over them of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
     policy gradient, ``g`` dense)."""
     z = np.empty(sims)
     tp, tm, tq, tc = _buffers()
     for k in range(sims):
-        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, legal_start, legal_atom, legal_action,
-                                              terminal_atom, max_steps, theta, spec, record, tp,
-                                              tm, tq, tc)
+        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, live, max_steps, theta, spec, record,
+                                              tp, tm, tq, tc)
         if t < 0:
             raise RuntimeError("a playout passed the game's length bound without ending")
-        z[k] = _goal(v, role, goal_start, goal_atom, goal_value) / 50.0 - 1.0
+        z[k] = _goal(v, role, net) / 50.0 - 1.0
         if not record or t == 0 or z[k] == 0.0:  # a draw adds nothing
             continue
         w = z[k] / (sims * t)
@@ -234,8 +234,10 @@ def _simulate(v0, sims, role, net, legal_start, legal_atom, legal_action, termin
 
 
 @nb.njit(cache=True)
-def _policy_at(v, role, legal_start, legal_atom, legal_action, num_base, theta, spec):
+def _policy_at(v, role, net, theta, spec):
     """(legal moves, pi over them, pairs of true propositions) of ``role`` at ``v``."""
+    legal_start, legal_atom, legal_action, num_base = (net.legal_start, net.legal_atom,
+                                                       net.legal_action, net.num_base)
     props = np.empty(num_base, dtype=np.int64)
     pairs = np.empty(max(num_base * (num_base - 1) // 2, 1), dtype=np.int64)
     moves = np.empty(legal_atom.shape[0], dtype=np.int64)
@@ -248,11 +250,9 @@ def _policy_at(v, role, legal_start, legal_atom, legal_action, num_base, theta, 
 
 
 @nb.njit(cache=True)
-def _log_gradient(v, role, chosen, legal_start, legal_atom, legal_action, num_base, theta,
-                  spec, g):
+def _log_gradient(v, role, chosen, net, theta, spec, g):
     """g += psi(s, a) for ``role``'s move at index ``chosen`` of its legal moves."""
-    moves, probs, pairs = _policy_at(v, role, legal_start, legal_atom, legal_action, num_base,
-                                     theta, spec)
+    moves, probs, pairs = _policy_at(v, role, net, theta, spec)
     _add_psi(spec, moves, moves.shape[0], chosen, pairs, probs, 1.0, g)
 
 
@@ -295,8 +295,8 @@ class SoftmaxPolicy:
             raise ValueError(f"max_features must be a power of two >= 2, not {max_features}")
         self.game = game
         self.max_features = int(max_features)
-        r = self.net = game.reasoner
-        self.num_base = len(r.base)
+        self.reasoner = game.reasoner
+        self.num_base = len(game.reasoner.base)
         self.num_pairs = self.num_base * (self.num_base - 1) // 2
         dense = game.num_actions * self.num_pairs
         self.hashed = dense > max_features
@@ -319,16 +319,6 @@ class SoftmaxPolicy:
             raise TypeError(f"expected a propositional-network GDL state, got {type(state).__name__}")
         return state._s
 
-    def _args(self):
-        """The network's kernel arguments; ``(net, live)`` first: the kernels step the
-        network's own differential state, so callers hold its lock."""
-        r = self.net
-        return ((r.net, r._live), r.legal_start, r.legal_atom, r.legal_action, r.terminal_atom)
-
-    def _goal_args(self):
-        r = self.net
-        return (r.goal_start, r.goal_atom, r.goal_value)
-
     # ------------------------------------------------------------- the policy
     def features(self, state, action: int) -> np.ndarray:
         """Sorted weight indices of the features active for ``action`` at ``state``."""
@@ -343,9 +333,8 @@ class SoftmaxPolicy:
         role = state.current_player() if role is None else role
         if role < 0:
             raise ValueError("no single role moves here: name the role")
-        moves, probs, _ = _policy_at(self._values(state), role, self.net.legal_start,
-                                     self.net.legal_atom, self.net.legal_action, self.num_base,
-                                     self.theta, self.spec)
+        moves, probs, _ = _policy_at(self._values(state), role, self.reasoner.net, self.theta,
+                                     self.spec)
         return moves, probs
 
     def log_gradient(self, state, action: int, role: int | None = None
@@ -357,15 +346,15 @@ class SoftmaxPolicy:
         if len(hit) == 0:
             raise ValueError(f"move {action} is not legal for role {role} here")
         a = self._acc
-        _log_gradient(self._values(state), role, int(hit[0]), self.net.legal_start,
-                      self.net.legal_atom, self.net.legal_action, self.num_base, self.theta,
+        _log_gradient(self._values(state), role, int(hit[0]), self.reasoner.net, self.theta,
                       self.spec, a.value)
         return a.take()
 
     def outcomes(self, state, sims: int, role: int = 0) -> np.ndarray:
         """z in [-1, 1] for ``role`` after each of ``sims`` playouts from ``state``."""
-        with self.net._lock:
-            return _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+        r = self.reasoner  # the kernels move the network's own state: hold its lock
+        with r._lock:
+            return _simulate(self._values(state), sims, role, r.net, r._live,
                              self.game.max_game_length, self.theta, self.spec, False, self._acc.value)
 
     def outcome_gradient(self, state, sims: int, role: int = 0
@@ -373,8 +362,9 @@ class SoftmaxPolicy:
         """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t psi(s_t, a_t)`` over
         ``sims`` playouts (T_k the choices of playout k), sparse, and the outcomes."""
         a = self._acc
-        with self.net._lock:
-            z = _simulate(self._values(state), sims, role, *self._args(), *self._goal_args(),
+        r = self.reasoner
+        with r._lock:
+            z = _simulate(self._values(state), sims, role, r.net, r._live,
                           self.game.max_game_length, self.theta, self.spec, True, a.value)
         idx, vals = a.take()
         return idx, vals, z
@@ -382,8 +372,9 @@ class SoftmaxPolicy:
     def playout(self, state) -> tuple[np.ndarray, np.ndarray]:
         """Play ``state`` to the end with moves drawn from pi (in place); returns who chose and
         what, as ``FastGgpState.playout`` does."""
-        with self.net._lock:
-            out, t, movers, actions, *_ = _playout(self._values(state), *self._args(),
+        r = self.reasoner
+        with r._lock:
+            out, t, movers, actions, *_ = _playout(self._values(state), r.net, r._live,
                                                    self.game.max_game_length, self.theta,
                                                    self.spec, False, *_buffers())
         if t < 0:
@@ -394,7 +385,8 @@ class SoftmaxPolicy:
     # ------------------------------------------------------------- files
     def rules_digest(self) -> str:
         """A digest of the game's base propositions and moves: weights fit only this game."""
-        text = json.dumps([[str(b) for b in self.net.base], [str(m) for m in self.net.moves]])
+        text = json.dumps([[str(b) for b in self.reasoner.base],
+                           [str(m) for m in self.reasoner.moves]])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def save(self, path: str | Path) -> Path:
