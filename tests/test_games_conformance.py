@@ -196,3 +196,9 @@ def test_unknown_names_and_games_without_an_encoder():
         make_encoder("daihinmin")
     with pytest.raises(ValueError, match="'tictactoe' has no network encoder"):
         encoder_name(make_game("tictactoe"))
+
+
+def test_games_without_options_ignore_the_shared_rules_option():
+    # conf/game/*.yaml all carry ``rules`` (null but for ggp), and the arena passes it on.
+    assert make_game("blokus", rules=None).name == "blokus"
+    assert make_game("tictactoe", rules=None).name == "tictactoe"

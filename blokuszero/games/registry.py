@@ -44,6 +44,10 @@ def _construct(cls: type[Game], name: str, options: dict[str, Any]) -> Game:
     return cls(**options)
 
 
+def _construct_ignoring_options(cls: type[Game], name: str, options: dict[str, Any]) -> Game:
+    return cls()  # a game without options; conf/game/'s shared ``rules: null`` reaches it too
+
+
 def _own_name(game: Game) -> str:
     return game.name
 
@@ -96,10 +100,11 @@ def _ggp_game(cls: type[Game], path: str, options: tuple) -> Game:
 
 #: Every game family, in the order errors list them.
 SPECS: tuple[GameSpec, ...] = (
-    GameSpec("blokus", "blokus", "blokuszero.games.blokus:BlokusGame",
+    GameSpec("blokus", "blokus", "blokuszero.games.blokus:BlokusGame", make=_construct_ignoring_options,
              encoder="blokuszero.games.blokus.encoder:BlokusEncoder",
              record=RecordFormat(".blksgf", "blokuszero.games.blokus.sgf:write_record")),
-    GameSpec("tictactoe", "tictactoe", "blokuszero.games.tictactoe:TicTacToeGame"),
+    GameSpec("tictactoe", "tictactoe", "blokuszero.games.tictactoe:TicTacToeGame",
+             make=_construct_ignoring_options),
     GameSpec("go, goN (N x N: go9, go13, go19, ...)", r"go\d*", "blokuszero.games.go:GoGame", make=_make_go,
              encoder="blokuszero.games.go.encoder:GoEncoder", encoder_name=_go_encoder_name,
              record=RecordFormat(".sgf", "blokuszero.games.go.sgf:write_record")),
