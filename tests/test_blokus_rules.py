@@ -11,7 +11,6 @@ from blokuszero.games.blokus import BlokusGame, BlokusState
 from blokuszero.games.blokus import engine as E
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.blokus import tables as T
-from blokuszero.games.testing import check_game
 
 
 def oracle_legal(state: BlokusState, colour: int) -> np.ndarray:
@@ -129,10 +128,6 @@ def test_bonus_for_placing_all_pieces(monomino_last, blue_score):
     assert state.scores().tolist() == [blue_score, -89, -89, -89]
     assert len(state.legal_actions(0)) == 0
     assert state.current_player() == 1  # Blue has nothing left: Yellow moves
-
-
-def test_conformance():
-    check_game(BlokusGame(), num_games=3, seed=0)
 
 
 @settings(max_examples=25, deadline=None)

@@ -160,7 +160,8 @@ def test_registry_makes_go_games():
     assert (game.size, game.komi, game.ko_rule, game.num_actions) == (13, 7.5, "positional", 170)
 
 
-@pytest.mark.parametrize("size,ko_rule", [(2, "simple"), (5, "positional"), (9, "simple"), (13, "positional")])
+# 9x9 with the simple ko rule: tests/test_games_conformance.py (go9).
+@pytest.mark.parametrize("size,ko_rule", [(2, "simple"), (5, "positional"), (13, "positional")])
 def test_conformance(size, ko_rule):
     check_game(GoGame(size, ko_rule=ko_rule), num_games=3, seed=size)
 

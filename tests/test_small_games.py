@@ -20,11 +20,6 @@ from blokuszero.search import (MCTS, PUCT, UCB1, Evaluation, MCTSConfig, Rollout
 COOPERATE, DEFECT = 0, 1
 
 
-def test_small_games_pass_conformance():
-    for game in (MatrixGame(), MatrixGame(rounds=3), KuhnGame(3), KuhnGame(2)):
-        check_game(game, num_games=30)
-
-
 class PeekingKuhn(KuhnGame):
     """A broken game: its determinizations change the player's own card."""
 

@@ -19,14 +19,9 @@ Beyond plain turn-taking, with the same interface:
   ``player``'s own private information unchanged). Perfect-information games inherit the
   defaults: the position's key, and a clone.
 
-Optional methods that search uses when a game has them:
-
-- ``playout(policy, epsilon) -> (players, actions)``: a fast random playout to the end;
-- ``apply_action_for(player, action, next_player)``: a move out of turn (Best-Reply Search);
-- ``search_actions()``: the legal actions worth searching, when some are never better
-  (Go: filling one's own true eye); MCTS expands these instead of ``legal_actions()``;
-- ``compact()``: drop cached data that no longer holds, the position unchanged (Blokus: stale
-  candidate moves); MCTS calls it on its root, so that each simulation's copy starts lean.
+Optional abilities (scores, fast playouts, moves out of turn, the moves worth searching,
+numba kernels, prior knowledge, ...) are Protocols in :mod:`blokuszero.games.abilities`; a game
+has one by having its methods. The game families by name are in :mod:`blokuszero.games.registry`.
 """
 
 from __future__ import annotations

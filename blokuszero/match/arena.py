@@ -23,13 +23,14 @@ from tqdm import tqdm
 
 from ..cluster import start_ray
 from ..files import write_atomic
+from ..games.abilities import HasScores, implements
 from ..games.base import Game, State
-from ..games.registry import make_game
+from ..games.registry import make_game, record_format
 from ..players.base import Player
 from ..players.factory import make_player, player_settings, resolve_spec
+from ..players.game_loop import play
 from ..provenance import source
 from ..settings import check_value
-from ..players.game_loop import play
 from .referee import GtpReferee
 from .stats import wilson_interval
 
@@ -72,26 +73,14 @@ class Match:
 
 
 SEATINGS = ("shuffle", "rotate")
-#: File suffix of the SGF record the arena stores for each game, for games that have one.
-SGF_SUFFIX = {"blokus": ".blksgf", "go": ".sgf"}
 
 
 def _sgf(game: Game, state: State, actions: list[tuple[int, int]], seating: list[str], comment: str,
          result: str | None) -> str | None:
-    """The game's SGF record, for games that have an SGF writer (Blokus, Go); ``result``: how a
+    """The game's record, for games with a record format (Blokus, Go: SGF); ``result``: how a
     referee or a resignation decided the game, if one did."""
-    if game.name == "blokus":
-        from ..games.blokus.sgf import write_sgf
-
-        return write_sgf(state, {"GC": f"{comment}, seats (Blue Yellow Red Green): {' '.join(seating)}"})
-    if game.name == "go":
-        from ..games.go.sgf import write_sgf as write_go_sgf
-
-        if result is None:
-            score = state.score()
-            result = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
-        return write_go_sgf(game, actions, {"PB": seating[0], "PW": seating[1], "RE": result, "GC": comment})
-    return None
+    form = record_format(game)
+    return None if form is None else form.write(game, state, actions, seating, comment, result)
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -131,7 +120,7 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
         if referee is not None:
             referee.close()
     returns = played.returns
-    scores = state.scores() if hasattr(state, "scores") else returns
+    scores = state.scores() if implements(state, HasScores) else returns
     record = {"index": index, "seed": seed, "seating": seating, "moves": played.moves,
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
               "seconds": time.perf_counter() - start,
@@ -309,7 +298,8 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
     # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
     write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    suffix = SGF_SUFFIX.get(match.make_game().name, ".sgf")
+    form = record_format(match.make_game())
+    suffix = ".sgf" if form is None else form.suffix
     kept = {f"game_{r['index']:05d}{suffix}" for r in records}
     for old in (out_dir / "games").glob(f"game_*{suffix}"):
         if old.name not in kept:

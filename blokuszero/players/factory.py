@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..games.abilities import HasPassAction, HasPatternNeighbours, implements
 from ..games.base import Game, State
 from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
@@ -155,9 +156,9 @@ def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
     cls, params = SELECTION_RULES[name]
     kwargs = {k: options[k] for k in params if k in options}
     if cls is RAVE and game is not None:
-        if hasattr(game, "pattern_neighbours"):
+        if implements(game, HasPatternNeighbours):
             kwargs["neighbours"] = game.pattern_neighbours()
-        kwargs["skip_action"] = getattr(game, "pass_action", -1)
+        kwargs["skip_action"] = game.pass_action if isinstance(game, HasPassAction) else -1
     return cls(**kwargs)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..games.abilities import HasScores, implements
 from ..games.base import Game, State
 from ..search.alphazero import network_search
 from ..search.evaluators import Evaluator
@@ -147,7 +148,7 @@ class LockstepSelfPlay:
                 if self._move(slot, stats):
                     still_playing.append(slot)
                     continue
-                scores = slot.state.scores() if hasattr(slot.state, "scores") else slot.state.returns()
+                scores = slot.state.scores() if implements(slot.state, HasScores) else slot.state.returns()
                 record = slot.record.finish(slot.state.returns(), scores)
                 stats.games += 1
                 stats.last_game = record

@@ -25,6 +25,7 @@ import numba as nb
 import numpy as np
 
 from ..games import kernels as K
+from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
 from .evaluators import RolloutEvaluator
@@ -151,7 +152,7 @@ def compiled_parts(mcts, state: State) -> tuple | None:
             or mcts.root_policy is not None
             or type(mcts.shape) not in (MaxN, TreeShape) or type(evaluator) is not RolloutEvaluator
             or type(rule) not in (UCB1, ProgressiveHistory) or mcts.enhancements != rule.enhancements
-            or not hasattr(state, "numba_state")):
+            or not implements(state, HasNumbaKernels)):
         return None
     tree: Tree = mcts.tree
     if tree.joint or tree.extra or tree.track_availability:

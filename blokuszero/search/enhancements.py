@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ..games.abilities import HasPriorKnowledge, implements
 from ..games.base import State
 from .tree import SEEDED_VISITS, Tree
 
@@ -133,10 +134,9 @@ class PriorKnowledge(Enhancement):
         self.rave = rave
 
     def on_expand(self, tree: Tree, node: int, state: State) -> None:
-        knowledge = getattr(state, "prior_knowledge", None)
-        if knowledge is None:
+        if not implements(state, HasPriorKnowledge):
             return
-        value, weight = knowledge(self.kind)
+        value, weight = state.prior_knowledge(self.kind)
         kids = tree.children(node)
         actions = tree.action[kids]
         n = self.n_prior * weight[actions]

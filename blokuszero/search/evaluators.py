@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..games.abilities import HasPlayouts, implements
 from ..games.base import CHANCE, SIMULTANEOUS, State
 
 
@@ -69,7 +70,7 @@ class RolloutEvaluator(Evaluator):
         self.rng = rng if rng is not None else np.random.default_rng()
 
     def _playout(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        if hasattr(state, "playout"):
+        if implements(state, HasPlayouts):
             return state.playout(self.policy, self.epsilon)
         if self.policy != "uniform":
             raise ValueError(f"playout policy {self.policy!r} needs the game's own fast playout; "

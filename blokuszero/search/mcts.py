@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from ..games.abilities import HasCompact, implements
 from ..games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 from ..games.numba_random import seed_numba
 from ..settings import Settings, setting
@@ -275,7 +276,7 @@ class MCTS:
         if self.root_policy is not None and to_move == SIMULTANEOUS:
             raise ValueError("the gumbel root policy needs a turn-taking root, not simultaneous moves")
         self.root_player = to_move if player is None else player
-        if hasattr(state, "compact"):  # every simulation copies the root: a lean one is cheaper
+        if implements(state, HasCompact):  # every simulation copies the root: a lean one is cheaper
             state.compact()
         key = self.key(state)
         new_tree = self.tree is None or not self.config.reuse_tree or self.tree.key[ROOT] != key

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..games.abilities import HasPlayouts, implements
 from ..games.base import SIMULTANEOUS, Game, State
 from .evaluators import Evaluation, Evaluator
 
@@ -100,7 +101,7 @@ class PolicyRolloutEvaluator(Evaluator):
         if self.learned is not None:  # (its positions are not recorded: see make_uct_player)
             players, actions = self.learned.playout(state)
             return list(players), list(actions), None
-        if self.policy == "uniform" and hasattr(state, "playout"):
+        if self.policy == "uniform" and implements(state, HasPlayouts):
             if self.record_boards:
                 players, actions, boards = state.traced_playout("uniform", 0.0)
                 return list(players), list(actions), boards

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.abilities import HasSearchActions, implements
 from ..games.base import SIMULTANEOUS, State
 
 
@@ -33,7 +34,7 @@ class TreeShape:
             return (np.concatenate(legal),
                     np.concatenate([np.full(len(a), q) for q, a in enumerate(legal)]))
         # A game may narrow the moves worth searching (Go: no filling of one's own eyes).
-        actions = state.search_actions() if hasattr(state, "search_actions") else state.legal_actions()
+        actions = state.search_actions() if implements(state, HasSearchActions) else state.legal_actions()
         return actions, np.full(len(actions), p)
 
     def play(self, state: State, action: int, mover: int, root_player: int) -> None:

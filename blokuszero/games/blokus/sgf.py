@@ -10,11 +10,11 @@ Only the main line (the first variation at every branch) is read; the SGF syntax
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..sgf import read_main_line, write_game
 from . import tables as T
-from .game import BlokusState
+from .game import BlokusGame, BlokusState
 from .notation import placement_to_string, string_to_placement
 
 GAME_NAME = "Blokus"
@@ -41,6 +41,14 @@ def write_sgf(state: BlokusState, properties: Mapping[str, str] | None = None, s
             root["PL"] = _MOVE_PROPS[to_move]
     root.update(properties or {})
     return write_game(root, ({_MOVE_PROPS[c]: placement_to_string(m)} for c, m in history[setup:]))
+
+
+def write_record(game: BlokusGame, state: BlokusState, moves: Sequence[tuple[int, int]],
+                 seating: Sequence[str], comment: str, result: str | None) -> str:
+    """A played game's record (the registry's record writer): ``comment`` and the players by seat
+    in the game comment. The state holds the moves, and Blokus ends by its scores: ``moves``
+    and ``result`` are not needed."""
+    return write_sgf(state, {"GC": f"{comment}, seats (Blue Yellow Red Green): {' '.join(seating)}"})
 
 
 def read_sgf(text: str, before_move: int | None = None) -> BlokusState:

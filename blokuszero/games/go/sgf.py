@@ -8,7 +8,7 @@ player to move (PL) are read; other properties are kept as text. The SGF syntax 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..sgf import read_main_line, write_game
@@ -65,6 +65,16 @@ def write_sgf(game: GoGame, moves: Iterable[tuple[int, int]], properties: Mappin
         if points:
             root[tag] = points
     return write_game(root, ({"BW"[p]: _point(game, a)} for p, a in moves))
+
+
+def write_record(game: GoGame, state: GoState, moves: Sequence[tuple[int, int]], seating: Sequence[str],
+                 comment: str, result: str | None) -> str:
+    """A played game's record (the registry's record writer): Black's and White's players, the
+    result (``result`` when a referee or a resignation decided the game, else the area score)."""
+    if result is None:
+        score = state.score()
+        result = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+    return write_sgf(game, moves, {"PB": seating[0], "PW": seating[1], "RE": result, "GC": comment})
 
 
 def read_sgf(text: str) -> SgfRecord:
