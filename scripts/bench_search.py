@@ -43,7 +43,7 @@ import numba as nb
 import numpy as np
 
 from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus import engine as E
+from blokuszero.games.blokus import rules as E
 from blokuszero.players.factory import make_player
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"

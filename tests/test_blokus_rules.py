@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
-from blokuszero.games.blokus import engine as E
+from blokuszero.games.blokus import rules as E
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.blokus import tables as T
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus import engine as E
+from blokuszero.games.blokus import rules as E
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.blokus.sgf import read_sgf, write_sgf
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blokuszero.games.go import GoGame, GoState
-from blokuszero.games.go import engine as E
+from blokuszero.games.go import rules as E
 from blokuszero.games.registry import make_game
 from blokuszero.games.testing import check_game
 from blokuszero.games.numba_random import seed_numba

@@ -1,5 +1,5 @@
-"""The Blokus GTP engine (:mod:`.engine`) and its command line (:mod:`.cli`)."""
+"""The Blokus GTP engine (:mod:`.gtp_engine`) and its command line (:mod:`.cli`)."""
 
-from .engine import BlokusGtpEngine, parse_colour
+from .gtp_engine import BlokusGtpEngine, parse_colour
 
 __all__ = ["BlokusGtpEngine", "parse_colour"]

@@ -15,7 +15,7 @@ import yaml
 
 from ...match.arena import set_math_threads
 from ...players.factory import PRESETS, resolve_spec
-from .engine import BlokusGtpEngine
+from .gtp_engine import BlokusGtpEngine
 
 _EPILOG = """\
 commands: protocol_version, name, version, known_command, list_commands, clear_board,

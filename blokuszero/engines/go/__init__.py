@@ -1,5 +1,5 @@
-"""The Go GTP engine (:mod:`.engine`) and its command line (:mod:`.cli`)."""
+"""The Go GTP engine (:mod:`.gtp_engine`) and its command line (:mod:`.cli`)."""
 
-from .engine import Clock, GoGtpEngine
+from .gtp_engine import Clock, GoGtpEngine
 
 __all__ = ["Clock", "GoGtpEngine"]

@@ -1,6 +1,6 @@
 """``python -m blokuszero.engines.go`` (console script ``blokuszero-go-gtp``): the Go GTP engine.
 
-The command line only; the engine is :class:`.engine.GoGtpEngine`.
+The command line only; the engine is :class:`.gtp_engine.GoGtpEngine`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ...games.go.game import PRIOR_KINDS, playout_rules
 from ...players.factory import make_player, resolve_spec
 from ...protocols.gtp import GtpError
 from ...settings import SettingError
-from .engine import GoGtpEngine, check_komi
+from .gtp_engine import GoGtpEngine, check_komi
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..encoding import Encoder, PolicyMap, from_mover_frame, to_mover_frame
-from . import engine as E
+from . import rules as E
 from . import tables as T
 from .game import BlokusGame, BlokusState
 from .symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, ROTATIONS, transform_board

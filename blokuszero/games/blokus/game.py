@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
-from . import engine as E
+from . import rules as E
 from . import kernels  # noqa: F401  (registers the numba-level interface for Blokus positions)
 from . import tables as T
 from .notation import placement_to_string, string_to_placement
@@ -28,7 +28,7 @@ def _colour_index(colour: int) -> int:
 
 
 class BlokusState(State):
-    """A Blokus position. All data lives in :class:`engine.Arrays` for the numba kernels."""
+    """A Blokus position. All data lives in :class:`rules.Arrays` for the numba kernels."""
 
     __slots__ = ("arrays",)
 
@@ -161,7 +161,7 @@ class BlokusState(State):
         return moves[:, 0].copy(), moves[:, 1].copy()
 
     def playout_code(self, policy: str) -> int:
-        """The engine's code of playout policy ``policy`` (for compiled search)."""
+        """The rules kernels' code of playout policy ``policy`` (for compiled search)."""
         if policy not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown playout policy {policy!r}; Blokus has {sorted(PLAYOUT_POLICIES)}")
         return PLAYOUT_POLICIES[policy]

@@ -1,8 +1,8 @@
 """Blokus's implementation of the numba-level game interface (:mod:`blokuszero.games.kernels`).
 
-Registered for positions held in :class:`.engine.Arrays` when this module is imported (the
+Registered for positions held in :class:`.rules.Arrays` when this module is imported (the
 Blokus package imports it). Each function does what :class:`.game.BlokusState` does in Python,
-through the same engine kernels, so a compiled search makes the same changes to the position
+through the same rules kernels, so a compiled search makes the same changes to the position
 (candidate lists included) and the same random draws as the Python loop.
 """
 
@@ -13,7 +13,7 @@ from numba.core import types
 from numba.extending import overload
 
 from .. import kernels as K
-from . import engine as E
+from . import rules as E
 
 
 def _is_blokus(state) -> bool:
@@ -53,8 +53,8 @@ def returns(s, t, out) -> None:
         out[c] = 1.0 if out[c] == best else -1.0
 
 
-# The per-simulation calls run without reference counting, as the engine's kernels do (see
-# engine._kernel): the Arrays and Tables tuples passed through would otherwise be increfed and
+# The per-simulation calls run without reference counting, as the rules kernels do (see
+# rules._kernel): the Arrays and Tables tuples passed through would otherwise be increfed and
 # decrefed array by array on every call. search_actions sorts, which may allocate.
 _JIT = {"cache": True, "_nrt": False}
 _JIT_NRT = {"cache": True}

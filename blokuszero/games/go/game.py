@@ -2,7 +2,7 @@
 
 Player 0 is Black (moves first), player 1 White. Actions are ``y * N + x`` with row 0 at the
 top and ``N * N`` the pass, written as GTP vertices (``D4``, ``pass``). The game ends on two
-passes in a row by alternating players (or after :func:`engine.max_moves` moves); the winner
+passes in a row by alternating players (or after :func:`rules.max_moves` moves); the winner
 has the larger area (stones plus empty regions touching only its stones) after komi for White. Dead stones are
 not removed: games are played until they are captured, as playouts and GTP referees do.
 Ko: simple ko, or positional superko (no move may recreate an earlier position).
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
-from . import engine as E
+from . import rules as E
 from . import playouts as P
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP skips I
@@ -97,7 +97,7 @@ class GoGame(Game):
 
 
 class GoState(State):
-    """A Go position; all data in one int64 buffer for the numba kernels (see :mod:`.engine`)."""
+    """A Go position; all data in one int64 buffer for the numba kernels (see :mod:`.rules`)."""
 
     __slots__ = ("game", "buf", "_meta")
 

@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 
-from .engine import BLACK, BORDER, EMPTY, WHITE
+from .rules import BLACK, BORDER, EMPTY, WHITE
 
 #: (dx, dy) of the 8 neighbours, row by row from the top left (dy = -1 is the row above).
 STEPS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .engine import (BLACK, BORDER, EMPTY, META_LASTPASS, META_LEN, META_MOVES, META_NEMPTY, META_PASSES,
+from .rules import (BLACK, BORDER, EMPTY, META_LASTPASS, META_LEN, META_MOVES, META_NEMPTY, META_PASSES,
                      META_SIZE, META_TOMOVE, OK, WHITE, area, is_own_eye, legal_code, new_board, owners,
                      play, play_pass)
 from .patterns import STEPS, TABLE

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..numba_random import seed_numba
-from . import engine as E
+from . import rules as E
 from .playouts import SELF_ATARI, ownership
 from .game import GoState
 
