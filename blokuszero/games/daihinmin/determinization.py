@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from . import engine as E
+from . import kernels as K
 from .cards import JOKER, NUM_CARDS
 
 RETRIES = 100
@@ -56,21 +56,21 @@ def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndar
     from its own hand and the exchange (see the module's docstring)."""
     known = np.zeros(5, np.int64)
     forbidden = np.zeros(5, np.int64)
-    known[player] = s[E.S_HAND + player]
-    rank = s[E.S_RANK + player]
+    known[player] = s[K.S_HAND + player]
+    rank = s[K.S_RANK + player]
     if rank == 0 or rank == 1 or rank == 3 or rank == 4:
         if rank == 0:
-            other, field = E.player_of_rank(s, 4), E.S_GAVE_DAIFUGO
+            other, field = K.player_of_rank(s, 4), K.S_GAVE_DAIFUGO
         elif rank == 1:
-            other, field = E.player_of_rank(s, 3), E.S_GAVE_FUGO
+            other, field = K.player_of_rank(s, 3), K.S_GAVE_FUGO
         elif rank == 4:
-            other, field = E.player_of_rank(s, 0), E.S_TOOK_DAIFUGO
+            other, field = K.player_of_rank(s, 0), K.S_TOOK_DAIFUGO
         else:
-            other, field = E.player_of_rank(s, 1), E.S_TOOK_FUGO
-        known[other] = s[field] & s[E.S_HAND + other]  # what it still holds
-    if (rank == 0 or rank == 1) and s[E.S_TOOK_DAIFUGO + rank] != 0:
-        took = s[E.S_TOOK_DAIFUGO + rank]
-        giver = E.player_of_rank(s, 4 - rank)
+            other, field = K.player_of_rank(s, 1), K.S_TOOK_FUGO
+        known[other] = s[field] & s[K.S_HAND + other]  # what it still holds
+    if (rank == 0 or rank == 1) and s[K.S_TOOK_DAIFUGO + rank] != 0:
+        took = s[K.S_TOOK_DAIFUGO + rank]
+        giver = K.player_of_rank(s, 4 - rank)
         weakest = 1 << 30
         for c in range(NUM_CARDS):
             if (took >> c) & 1:
@@ -79,7 +79,7 @@ def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndar
         for c in range(NUM_CARDS):
             if STRENGTH[c] > weakest:
                 stronger |= np.int64(1) << c
-        forbidden[giver] = stronger & ~s[E.S_GAVE_DAIFUGO + rank]
+        forbidden[giver] = stronger & ~s[K.S_GAVE_DAIFUGO + rank]
     return known, forbidden
 
 
@@ -91,7 +91,7 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
     mine = np.int64(0)
     for p in range(5):
         mine |= known[p]
-    unseen = ((np.int64(1) << NUM_CARDS) - 1) & ~s[E.S_PLAYED] & ~mine
+    unseen = ((np.int64(1) << NUM_CARDS) - 1) & ~s[K.S_PLAYED] & ~mine
     pool = np.empty(NUM_CARDS, np.int64)
     n = 0
     for c in range(NUM_CARDS):
@@ -102,7 +102,7 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
     total = 0
     for p in range(5):
         if p != player:
-            need[p] = E.popcount(s[E.S_HAND + p]) - E.popcount(known[p])
+            need[p] = K.popcount(s[K.S_HAND + p]) - K.popcount(known[p])
             total += need[p]
     if total != n:
         raise ValueError("the other hands' card counts disagree with the unseen cards")
@@ -125,7 +125,7 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
             ok = ok and (hands[p] & forbidden[p]) == 0
         if ok:
             for p in range(5):
-                out[E.S_HAND + p] = hands[p]
+                out[K.S_HAND + p] = hands[p]
             return
     # Rare: the restricted cards first (most restricted first), each to a random player
     # still short of cards that may hold it.
@@ -160,4 +160,4 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
         hands[p] |= np.int64(1) << c
         left[p] -= 1
     for p in range(5):
-        out[E.S_HAND + p] = hands[p]
+        out[K.S_HAND + p] = hands[p]
