@@ -10,9 +10,9 @@ is drawn again (up to :data:`RETRIES` times), then the restricted cards are plac
 the players allowed them. The player's own hand and everything but the other hands stay as
 they are.
 
-Random numbers come from a small xorshift64* generator seeded per call, so that a caller's
-``numpy.random.Generator`` decides every deal (and numba's global generator, which the playouts
-use, is left alone).
+Random numbers come from a SplitMix64 stream of :mod:`..numba_random` started from a seed per
+call, so that a caller's ``numpy.random.Generator`` decides every deal (and numba's global
+generator, which the playouts use, is left alone).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..numba_random import stream_below
 from . import kernels as K
 from .cards import JOKER, NUM_CARDS
 
@@ -31,23 +32,6 @@ STRENGTH = np.zeros(NUM_CARDS, np.int64)
 STRENGTH[JOKER] = 100
 for _c in range(52):
     STRENGTH[_c] = (_c // 4) * 4 + (3 - _c % 4)
-
-
-@nb.njit(cache=True)
-def _next(state: np.ndarray) -> int:
-    """xorshift64* (Vigna 2016): the next 63-bit draw; ``state`` a [1] uint64, never 0."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return np.int64((x * np.uint64(2685821657736338717)) >> np.uint64(1))
-
-
-@nb.njit(cache=True)
-def _below(state: np.ndarray, n: int) -> int:
-    """A uniform integer in [0, n)."""
-    return np.int64((_next(state) >> 10) * n >> 53)
 
 
 @nb.njit(cache=True)
@@ -106,12 +90,11 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
             total += need[p]
     if total != n:
         raise ValueError("the other hands' card counts disagree with the unseen cards")
-    rng = np.empty(1, np.uint64)
-    rng[0] = np.uint64(seed) | np.uint64(1)
+    x = np.uint64(seed)  # the stream's state
     hands = known.copy()
     for _ in range(RETRIES):
         for i in range(n - 1, 0, -1):  # Fisher-Yates
-            j = _below(rng, i + 1)
+            j, x = stream_below(i + 1, x)
             pool[i], pool[j] = pool[j], pool[i]
         at = 0
         ok = True
@@ -156,7 +139,11 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
             if not (forbidden[p] >> c) & 1:
                 allowed[k] = p
                 k += 1
-        p = allowed[_below(rng, k)] if k else first
+        if k:
+            j, x = stream_below(k, x)
+            p = allowed[j]
+        else:
+            p = first
         hands[p] |= np.int64(1) << c
         left[p] -= 1
     for p in range(5):
