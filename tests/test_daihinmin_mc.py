@@ -1,4 +1,4 @@
-"""The Monte Carlo Daihinmin client: UCB1-tuned, the table tracker against the engine on a real
+"""The Monte Carlo Daihinmin client: UCB1-tuned, the table tracker against the rules on a real
 record, determinizations, playout policies, and play strength against random movers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Official UECda server records: the engine and the default client agree with every detail,
+"""Official UECda server records: our rules and the default client agree with every detail,
 and our server with the record's seed writes the same record."""
 
 from __future__ import annotations

@@ -63,8 +63,8 @@ class MonteCarloPlayer(Player):
         config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
-        self.playouts = RolePlayouts()
-        self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c), self.playouts,
+        self.role_playouts = RolePlayouts()
+        self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c), self.role_playouts,
                          rng=np.random.default_rng(seed))
         self.playout = playout
         #: (logp [5, K], modelled [5]): the learned models the model roles play.
@@ -88,8 +88,8 @@ class MonteCarloPlayer(Player):
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
-        self.playouts.roles = self.roles(state.current_player())
-        self.playouts.logp = self.playout_models[0] if self.playout_models else _NO_MODELS
+        self.role_playouts.roles = self.roles(state.current_player())
+        self.role_playouts.logp = self.playout_models[0] if self.playout_models else _NO_MODELS
         self.last_result = self.mcts.search(state)
         return choose_action(self.last_result, 0.0, self.mcts.rng)
 
