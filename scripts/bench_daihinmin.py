@@ -37,11 +37,12 @@ import time
 import numpy as np
 
 from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.games.daihinmin import engine as E
-from blokuszero.games.daihinmin.default_client import DefaultClient
-from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.server import LocalSeat, run_match
-from blokuszero.games.daihinmin.opponent_model import IMPROVED, OpponentModel
+from blokuszero.games.daihinmin import kernels as E
+from blokuszero.games.numba_random import seed_numba
+from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.players.daihinmin_opponent_model import IMPROVED, OpponentModel
 from blokuszero.games.testing import random_positions
 from blokuszero.players.daihinmin_mc import MonteCarloPlayer
 
@@ -50,7 +51,7 @@ def playout_rate(seconds: float) -> tuple[float, float]:
     """(playouts per second, actions per playout) from the start of a game."""
     state = DaihinminGame(first_game=True).new_initial_state(0)
     buf = np.empty(E.MAX_LEGAL, np.int64)
-    E.seed(1)
+    seed_numba(1)
     E.playouts_from(state.s, 1, buf)
     done = moves = 0
     start = time.perf_counter()
@@ -110,8 +111,8 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     from pathlib import Path
 
     from blokuszero.games.daihinmin.log import read_log
-    from blokuszero.games.daihinmin.opponent_model import game_moves
-    from blokuszero.games.daihinmin.replay import rules_of
+    from blokuszero.players.daihinmin_opponent_model import game_moves
+    from blokuszero.match.uecda_replay import rules_of
 
     record = read_log(Path(__file__).parents[1] / "tests" / "data" / "daihinmin_default5_match1.log")
     game = DaihinminGame(rules_of(record)[0])

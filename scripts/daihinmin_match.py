@@ -30,10 +30,10 @@ import numpy as np
 from tqdm import tqdm
 
 from blokuszero.games.daihinmin import Rules
-from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.server import LocalSeat, run_match
-from blokuszero.players.gtp_player import engine_argv
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_mc import make_client
+from blokuszero.players.gtp_player import engine_argv
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
 
 

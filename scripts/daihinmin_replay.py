@@ -1,4 +1,4 @@
-"""Replay official UECda server records through the engine and the default client.
+"""Replay official UECda server records through our rules and the default client.
 
     python scripts/daihinmin_replay.py LOG [LOG ...] [--no-client]
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.replay import replay_record
+from blokuszero.match.uecda_replay import replay_record
+from blokuszero.players.daihinmin_default_client import DefaultClient
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""The Monte Carlo Daihinmin client: UCB1-tuned, the table tracker against the engine on a real
+"""The Monte Carlo Daihinmin client: UCB1-tuned, the table tracker against the rules on a real
 record, determinizations, playout policies, and play strength against random movers."""
 
 from __future__ import annotations
@@ -10,20 +10,22 @@ import numpy as np
 import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame
+from blokuszero.games.daihinmin import kernels as K
 from blokuszero.games.daihinmin.game import DaihinminState
-from blokuszero.games.daihinmin import engine as E
-from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.opponent_model import (IMPROVED, OpponentModel, _histogram,
-                                                       game_moves, log_probabilities, score,
-                                                       strengths)
-from blokuszero.games.daihinmin.replay import replay_record, rules_of
-from blokuszero.games.daihinmin.server import LocalSeat, run_match
 from blokuszero.games.daihinmin.tracker import TableTracker
+from blokuszero.games.numba_random import seed_numba
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_replay import replay_record, rules_of
+from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.base import RandomPlayer
+from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import (MonteCarloClient, MonteCarloPlayer, make_client,
                                              parse_playout)
+from blokuszero.players.daihinmin_opponent_model import (IMPROVED, OpponentModel, _histogram,
+                                                         game_moves, log_probabilities, score,
+                                                         strengths)
+from blokuszero.players.daihinmin_playouts import RolePlayouts, play_out
 from blokuszero.search.selection import ucb1_tuned_scores
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
@@ -69,15 +71,15 @@ class _Checked:
             mine = self.tracker.state().s
             true = self.truth[self.turns]
             self.turns += 1
-            p = int(true[E.S_PLAYER])
+            p = int(true[K.S_PLAYER])
             for field in ("S_PLAYER", "S_LAST", "S_FIELD", "S_REVOLUTION", "S_LOCK",
                           "S_JOKER_ALONE", "S_PASSED", "S_STALL", "S_OUT", "S_PLAYED"):
-                index = getattr(E, field)
+                index = getattr(K, field)
                 assert mine[index] == true[index], (field, self.turns)
-            assert mine[E.S_HAND + p] == true[E.S_HAND + p]
-            assert list(mine[E.S_ORDER:E.S_ORDER + 5]) == list(true[E.S_ORDER:E.S_ORDER + 5])
-            counts = [bin(int(h)).count("1") for h in true[E.S_HAND:E.S_HAND + 5]]
-            assert [bin(int(h)).count("1") for h in mine[E.S_HAND:E.S_HAND + 5]] == counts
+            assert mine[K.S_HAND + p] == true[K.S_HAND + p]
+            assert list(mine[K.S_ORDER:K.S_ORDER + 5]) == list(true[K.S_ORDER:K.S_ORDER + 5])
+            counts = [bin(int(h)).count("1") for h in true[K.S_HAND:K.S_HAND + 5]]
+            assert [bin(int(h)).count("1") for h in mine[K.S_HAND:K.S_HAND + 5]] == counts
         return self.inner.on_hand(table)
 
     def on_field(self, table):
@@ -106,28 +108,28 @@ def test_tracker_rebuilds_the_engine_position_on_a_real_record():
             complete += 1
             assert (movers == t_movers).all() and (actions == t_actions).all()
             rows = np.arange(len(movers))
-            assert (states[rows, E.S_HAND + movers] == t_states[rows, E.S_HAND + t_movers]).all()
+            assert (states[rows, K.S_HAND + movers] == t_states[rows, K.S_HAND + t_movers]).all()
     assert complete >= 30
 
 
 def test_determinizations_keep_own_cards_and_every_count():
     state = DaihinminGame().new_initial_state(3)
-    while state.s[E.S_PHASE] != E.P_PLAY:
+    while state.s[K.S_PHASE] != K.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
     rng = np.random.default_rng(0)
     for _ in range(30):  # part-way through a game
         state.apply_action(int(rng.choice(state.legal_actions())))
     me = state.current_player()
-    hands = state.s[E.S_HAND:E.S_HAND + 5]
+    hands = state.s[K.S_HAND:K.S_HAND + 5]
     for k in range(50):
         d = state.sample_determinization(me, np.random.default_rng(k))
-        other = d.s[E.S_HAND:E.S_HAND + 5]
+        other = d.s[K.S_HAND:K.S_HAND + 5]
         assert other[me] == hands[me]
         assert [bin(int(h)).count("1") for h in other] == [bin(int(h)).count("1") for h in hands]
-        assert int(np.bitwise_or.reduce(other)) & int(state.s[E.S_PLAYED]) == 0
+        assert int(np.bitwise_or.reduce(other)) & int(state.s[K.S_PLAYED]) == 0
         assert int(np.bitwise_or.reduce(other)) == int(np.bitwise_or.reduce(hands))
-        assert (np.delete(d.s, range(E.S_HAND, E.S_HAND + 5))
-                == np.delete(state.s, range(E.S_HAND, E.S_HAND + 5))).all()
+        assert (np.delete(d.s, range(K.S_HAND, K.S_HAND + 5))
+                == np.delete(state.s, range(K.S_HAND, K.S_HAND + 5))).all()
 
 
 def test_determinizations_respect_what_the_exchange_forbids():
@@ -140,8 +142,8 @@ def test_determinizations_respect_what_the_exchange_forbids():
     for i, c in enumerate(rest):
         hands[1 + i % 3] |= 1 << c
     state = DaihinminState.from_deal(DaihinminGame(), hands, [0, 1, 2, 3, 4], None)
-    state.s[E.S_RANK:E.S_RANK + 5] = [0, 1, 2, 3, 4]
-    state.s[E.S_TOOK_DAIFUGO] = 1  # the spade 3
+    state.s[K.S_RANK:K.S_RANK + 5] = [0, 1, 2, 3, 4]
+    state.s[K.S_TOOK_DAIFUGO] = 1  # the spade 3
     forbidden = state.forbidden_cards(0)
     assert int(forbidden[4]) == ((1 << 53) - 1) & ~15 and not forbidden[[0, 1, 2, 3]].any()
     seen = 0
@@ -151,43 +153,44 @@ def test_determinizations_respect_what_the_exchange_forbids():
         assert [bin(det.hand(p)).count("1") for p in range(5)] == [13, 13, 13, 12, 2]
         assert det.hand(4) & ~0b1110 == 0
         seen |= det.hand(4)
-        assert int(np.bitwise_or.reduce(det.s[E.S_HAND:E.S_HAND + 5])) == (1 << 53) - 1
+        assert int(np.bitwise_or.reduce(det.s[K.S_HAND:K.S_HAND + 5])) == (1 << 53) - 1
     assert seen == 0b1110  # each of the three allowed 3s goes there in some deal
 
 
-@pytest.mark.parametrize("roles", [None, "random", "default", (2, 2, 2, 2, 2), (3, 3, 3, 3, 3),
-                                   (0, 2, 1, 3, 0)])
+@pytest.mark.parametrize("roles", [(0, 0, 0, 0, 0), (1, 1, 1, 1, 1), (2, 2, 2, 2, 2),
+                                   (3, 3, 3, 3, 3), (0, 2, 1, 3, 0)])
 def test_playout_policies_finish_games(roles):
     state = DaihinminGame().new_initial_state(7)
-    while state.s[E.S_PHASE] != E.P_PLAY:
+    while state.s[K.S_PHASE] != K.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
-    E.seed(1)
-    policy = roles if isinstance(roles, str) else "roles"
-    if policy == "roles":
-        model = OpponentModel(IMPROVED)
-        model.learn_game(state.s[None], np.array([state.legal_actions()[-1]]))
-        state.playout_roles = (np.array(roles or (0, 0, 0, 0, 0), np.int64),
-                               np.stack([model.logp] * 5), True)
+    model = OpponentModel(IMPROVED)
+    model.learn_game(state.s[None], np.array([state.legal_actions()[-1]]))
+    roles, logp = np.array(roles, np.int64), np.stack([model.logp] * 5)
     start = state.clone()
-    players, actions = state.playout(policy)
+    seed_numba(1)
+    players, actions = play_out(state, roles, logp, True)
     assert state.is_terminal() and len(actions) > 10
     replay = start.clone()
     for p, a in zip(players, actions):  # every move legal, never a pass on an empty field
-        if replay.s[E.S_FIELD] < 0 and p >= 0:  # (random: fumiya's rule; the others by design)
+        if replay.s[K.S_FIELD] < 0 and p >= 0:  # (random: fumiya's rule; the others by design)
             assert a != 0
         replay.apply_action(int(a))
     assert (replay.s == state.s).all()
+    # The search's evaluator plays the same playout and reports the game's returns.
+    evaluator = RolePlayouts()
+    evaluator.roles, evaluator.logp = roles, logp
+    seed_numba(1)
+    [evaluation] = evaluator.evaluate([start.clone()])
+    assert (evaluation.actions == actions).all() and (evaluation.value == state.returns()).all()
+    assert evaluation.utility and evaluator.value_bounds == (0.0, 1.0)
     with pytest.raises(ValueError, match="unknown Daihinmin playout"):
         start.playout("greedy")
-    start.playout_roles = None
-    with pytest.raises(ValueError, match="playout_roles"):
-        start.playout("roles")
 
 
 def test_model_roles_play_the_models_best_moves():
     """A player whose role is 'model' plays exactly its model's choice at every turn."""
     state = DaihinminGame().new_initial_state(9)
-    while state.s[E.S_PHASE] != E.P_PLAY:
+    while state.s[K.S_PHASE] != K.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
     model = OpponentModel(IMPROVED)
     record = read_log(LOG)
@@ -195,10 +198,10 @@ def test_model_roles_play_the_models_best_moves():
     for g in record.games[:30]:
         states, movers, actions = game_moves(g, game)
         model.learn_game(states[movers == 0], actions[movers == 0])
-    state.playout_roles = (np.array([2, 0, 0, 0, 0], np.int64), np.stack([model.logp] * 5), True)
     start = state.clone()
-    E.seed(3)
-    players, actions = state.playout("roles")
+    seed_numba(3)
+    players, actions = play_out(state, np.array([2, 0, 0, 0, 0], np.int64),
+                                np.stack([model.logp] * 5), True)
     replay = start.clone()
     checked = 0
     for p, a in zip(players, actions):
@@ -208,7 +211,7 @@ def test_model_roles_play_the_models_best_moves():
                 assert a in options
             elif options:  # the model's score of the move played is the best of them
                 table = strengths(replay.s, True)
-                hist = _histogram(replay.s[E.S_HAND], table)
+                hist = _histogram(replay.s[K.S_HAND], table)
                 scores = {o: score(model.logp, replay.s, o, table, hist, IMPROVED) for o in options}
                 assert scores[int(a)] >= max(scores.values()) - 1e-9
                 checked += 1

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState
-from blokuszero.games.daihinmin import engine as E
-from blokuszero.games.daihinmin import opponent_model as M
+from blokuszero.games.daihinmin import kernels as K
 from blokuszero.games.daihinmin.actions import A_VALUE, PASS
 from blokuszero.games.daihinmin.cards import FULL_DECK, JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.replay import rules_of
+from blokuszero.games.numba_random import seed_numba
+from blokuszero.match.uecda_replay import rules_of
+from blokuszero.players import daihinmin_opponent_model as M
 
 from project_scripts import load_script
 
@@ -37,10 +38,10 @@ def _state(hand: str, *, played: str = "", revolution: int = 0) -> DaihinminStat
     hands[1] |= gone  # dealt, then played below
     state = DaihinminState.from_deal(DaihinminGame(), hands, [0, 1, 2, 3, 4], None)
     s = state.s
-    s[E.S_HAND + 1] &= ~gone
-    s[E.S_PLAYED] = gone
-    s[E.S_PLAYER] = 0
-    s[E.S_REVOLUTION] = revolution
+    s[K.S_HAND + 1] &= ~gone
+    s[K.S_PLAYED] = gone
+    s[K.S_PLAYER] = 0
+    s[K.S_REVOLUTION] = revolution
     return state
 
 
@@ -64,7 +65,7 @@ def test_move_class_is_the_weakest_card():
     table = M.strengths(state.s, False)
     assert M.move_class(state.string_to_action("S5S6S7"), table) == 3
     assert M.move_class(state.string_to_action("H9D9"), table) == 7
-    state.s[E.S_REVOLUTION] = 1
+    state.s[K.S_REVOLUTION] = 1
     table = M.strengths(state.s, False)
     assert M.move_class(state.string_to_action("S5S6S7"), table) == 14 - 5  # the 7 is weakest
     assert M.move_class(53, table) == 14  # the lone joker
@@ -79,7 +80,7 @@ def test_shape_bits_break_group_run_and_lock():
     assert bits("S7S8S9") == 0
     assert bits("DK") == 0
     # Following a spade single with a spade locks the field.
-    state.s[E.S_FIELD] = state.string_to_action("S4")
+    state.s[K.S_FIELD] = state.string_to_action("S4")
     assert bits("S7") & 4 and not bits("DK") & 4
 
 
@@ -89,7 +90,7 @@ def _histories(policy, n: int, seed: int):
     states, actions = [], []
     for _ in range(n):
         state = DaihinminGame().new_initial_state(int(rng.integers(2**31)))
-        while state.current_player() < 0 or state.s[E.S_PHASE] != E.P_PLAY:
+        while state.current_player() < 0 or state.s[K.S_PHASE] != K.P_PLAY:
             state.apply_action(int(state.legal_actions()[0]))
         singles = [a for a in state.legal_actions() if 1 <= a <= 52]
         states.append(state.s.copy())
@@ -104,7 +105,7 @@ def test_model_learns_a_made_up_opponent(features, policy):
     states, actions = _histories(policy, 300, seed=1)
     model.learn_game(states, actions)
     test_states, test_actions = _histories(policy, 200, seed=2)
-    E.seed(3)
+    seed_numba(3)
     guesses = np.array([model.predict(s) for s in test_states])
     # Right rank (the suit among equals is a tie the model breaks at random).
     assert np.mean(A_VALUE[guesses] == A_VALUE[test_actions]) > 0.9
@@ -117,12 +118,12 @@ def test_sampling_follows_the_model_but_varies():
     model = M.OpponentModel(M.IMPROVED)
     model.learn_game(*_histories(min, 300, seed=1))
     state = _histories(min, 1, seed=5)[0][0]
-    E.seed(0)
-    buf = np.empty(E.MAX_LEGAL, np.int64)
+    seed_numba(0)
+    buf = np.empty(K.MAX_LEGAL, np.int64)
     drawn = [M.sample(model.logp, state, M.IMPROVED, buf) for _ in range(400)]
     best = model.predict(state)
-    legal = set(DaihinminState.from_deal(DaihinminGame(), state[E.S_HAND:E.S_HAND + 5],
-                                         state[E.S_SEAT:E.S_SEAT + 5]).legal_actions())
+    legal = set(DaihinminState.from_deal(DaihinminGame(), state[K.S_HAND:K.S_HAND + 5],
+                                         state[K.S_SEAT:K.S_SEAT + 5]).legal_actions())
     assert set(drawn) <= legal - {PASS} and len(set(drawn)) > 1
     assert np.mean(A_VALUE[drawn] == A_VALUE[best]) > 0.5
 
@@ -133,9 +134,9 @@ def test_untrained_model_plays_a_legal_non_pass_and_bad_input_is_refused():
     assert np.isfinite(model.logp).all()
     assert model.predict(state.s) in set(state.legal_actions()) - {PASS}
     with pytest.raises(ValueError, match="positions"):
-        model.learn_game(np.zeros((2, E.S_SIZE), np.int64), np.zeros(3, np.int64))
+        model.learn_game(np.zeros((2, K.S_SIZE), np.int64), np.zeros(3, np.int64))
     over = state.s.copy()
-    over[E.S_PHASE] = E.P_OVER
+    over[K.S_PHASE] = K.P_OVER
     with pytest.raises(ValueError, match="play phase"):
         model.predict(over)
     with pytest.raises(ValueError, match="unknown opponent model"):
@@ -150,9 +151,9 @@ def test_protocol_on_a_real_record():
     games = [M.game_moves(g, game) for g in record.games[:60]]
     for g, (states, movers, actions) in zip(record.games, games):
         s = states[-1].copy()
-        E.apply(s, actions[-1])
-        if s[E.S_PHASE] == E.P_OVER:  # else the record's random ranks ended it
-            assert list(s[E.S_ORDER:E.S_ORDER + 5]) == g.result
+        K.apply(s, actions[-1])
+        if s[K.S_PHASE] == K.P_OVER:  # else the record's random ranks ended it
+            assert list(s[K.S_ORDER:K.S_ORDER + 5]) == g.result
     acc = {}
     for model in M.MODELS:
         hits, moves = M.accuracy_protocol(games, model, [0, 1, 2, 3, 4], seed=0)
@@ -175,7 +176,7 @@ def test_each_feature_group_is_learned_and_scored_only_when_on():
     model.learn_game(states, actions)
     s, a = states[0], int(actions[0])
     table = M.strengths(s, True)
-    hist = M._histogram(s[E.S_HAND], table)
+    hist = M._histogram(s[K.S_HAND], table)
     full = M.score(model.logp, s, a, table, hist, M.IMPROVED)
     k = M.model_table(s, a)
     lead = model.logp[M._COUNT + 1] + model.logp[M._TYPE + k]  # a single: m = 1
@@ -210,7 +211,7 @@ def test_passes_are_learned_only_when_chosen():
     assert model.counts[M._CLS] == 5 and model.predict(state.s) == PASS
     assert M.OpponentModel(M.IMPROVED).best(state.s)[0] != PASS  # the pass is no candidate
     # On a field of 2s nothing can be played: that pass is forced and not learned.
-    state.s[E.S_FIELD] = 1 + card_index(0, 13)  # the single 2 of spades
+    state.s[K.S_FIELD] = 1 + card_index(0, 13)  # the single 2 of spades
     forced = M.OpponentModel(M.IMPROVED, passes=True)
     forced.learn_game(state.s[None], np.array([PASS]))
     assert forced.counts.sum() == 0
@@ -220,7 +221,7 @@ def _one_decision_match(hand: str, made: str, n: int):
     """Two games: the first empty (nothing learned), the second ``n`` times player 0's
     decision on an empty field holding ``hand``, making ``made``."""
     state = _state(hand)
-    empty = (np.zeros((0, E.S_SIZE), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    empty = (np.zeros((0, K.S_SIZE), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
     action = state.string_to_action(made)
     return [empty, (np.stack([state.s] * n), np.zeros(n, np.int64), np.full(n, action))]
 

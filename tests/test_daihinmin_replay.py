@@ -1,4 +1,4 @@
-"""Official UECda server records: the engine and the default client agree with every detail,
+"""Official UECda server records: our rules and the default client agree with every detail,
 and our server with the record's seed writes the same record."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.replay import replay_record
-from blokuszero.games.daihinmin.server import LocalSeat, run_match
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_replay import replay_record
+from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.players.daihinmin_default_client import DefaultClient
 
 MATCH1 = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 # ../shared beside the checkout (one level further up from a git worktree under wt/).

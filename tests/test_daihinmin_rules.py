@@ -8,10 +8,12 @@ import pytest
 from blokuszero.games.base import CHANCE
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState, Rules
 from blokuszero.games.daihinmin import actions as A
-from blokuszero.games.daihinmin import engine as E
+from blokuszero.games.daihinmin import kernels as K
 from blokuszero.games.daihinmin.cards import JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.game import submission
 from blokuszero.games.daihinmin.tables import action_to_table, analyze, table_to_action
+from blokuszero.games.numba_random import seed_numba
+from blokuszero.games.testing import check_game
 
 
 def test_action_space_is_pinned():
@@ -44,8 +46,8 @@ def _state(hands: dict[int, str], *, revolution=0) -> DaihinminState:
     rest = ((1 << 53) - 1) & ~np.bitwise_or.reduce(cards)
     cards[4] |= int(rest)
     state = DaihinminState.from_deal(DaihinminGame(), cards, [0, 1, 2, 3, 4], None)
-    state.s[E.S_PLAYER] = 0
-    state.s[E.S_REVOLUTION] = revolution
+    state.s[K.S_PLAYER] = 0
+    state.s[K.S_REVOLUTION] = revolution
     return state
 
 
@@ -62,7 +64,7 @@ def _play(state: DaihinminState, text: str) -> None:
 def test_eight_cut_keeps_the_lead_and_revolution_toggles():
     state = _state({0: "S8H8D8C8S5", 1: "S9", 2: "S6", 3: "S7"})
     _play(state, "S8H8D8C8")
-    assert state.s[E.S_REVOLUTION] == 1 and state.s[E.S_FIELD] == -1
+    assert state.s[K.S_REVOLUTION] == 1 and state.s[K.S_FIELD] == -1
     assert state.current_player() == 0
 
 
@@ -70,7 +72,7 @@ def test_suit_lock_after_two_plays_of_the_same_suits():
     state = _state({0: "S4S9", 1: "S5H6S6", 2: "S7H8", 3: "DA"})
     _play(state, "S4")
     _play(state, "S5")
-    assert state.s[E.S_LOCK] == 1
+    assert state.s[K.S_LOCK] == 1
     legal = {state.action_to_string(a) for a in state.legal_actions()}
     assert legal == {"PASS", "S7"}  # H8 is higher but locked out
     with pytest.raises(ValueError, match="locked"):
@@ -87,7 +89,7 @@ def test_lone_joker_and_the_spade_three():
         _play(state, "H5")
     assert np.array_equal(before, state.s)
     _play(state, "S3")
-    assert state.s[E.S_FIELD] == -1 and state.current_player() == 2
+    assert state.s[K.S_FIELD] == -1 and state.current_player() == 2
 
 
 def test_rejected_submission_is_a_pass():
@@ -103,16 +105,16 @@ def test_field_clears_when_the_others_pass_and_the_last_player_leads():
     _play(state, "S4")
     for _ in range(4):
         _play(state, "PASS")
-    assert state.s[E.S_FIELD] == -1 and state.current_player() == 0
+    assert state.s[K.S_FIELD] == -1 and state.current_player() == 0
 
 
 def test_determinization_keeps_counts_and_own_cards():
     game = DaihinminGame()
     rng = np.random.default_rng(3)
     state = game.new_initial_state(7)
-    while state.current_player() in (int(E.player_of_rank(state.s, 0)),
-                                     int(E.player_of_rank(state.s, 1))) and \
-            state.s[E.S_PHASE] != E.P_PLAY:
+    while state.current_player() in (int(K.player_of_rank(state.s, 0)),
+                                     int(K.player_of_rank(state.s, 1))) and \
+            state.s[K.S_PHASE] != K.P_PLAY:
         state.apply_action(int(state.legal_actions()[0]))
     for _ in range(20):
         state.apply_action(int(rng.choice(state.legal_actions())))
@@ -125,7 +127,7 @@ def test_determinization_keeps_counts_and_own_cards():
     assert a.hand(player) == state.hand(player)
     assert [bin(a.hand(p)).count("1") for p in range(5)] == counts
     assert all(a.hand(p) & int(known[p]) == int(known[p]) for p in range(5))
-    assert np.bitwise_or.reduce([a.hand(p) for p in range(5)]) | int(a.s[E.S_PLAYED]) == (
+    assert np.bitwise_or.reduce([a.hand(p) for p in range(5)]) | int(a.s[K.S_PLAYED]) == (
         1 << 53) - 1
     assert a.information_state_key(player) == state.information_state_key(player)
     keys = {state.sample_determinization(player, np.random.default_rng(k)).key()
@@ -135,8 +137,8 @@ def test_determinization_keeps_counts_and_own_cards():
 
 def test_daifugo_knows_what_it_gave():
     state = DaihinminGame().new_initial_state(5)
-    daifugo = int(E.player_of_rank(state.s, 0))
-    daihinmin = int(E.player_of_rank(state.s, 4))
+    daifugo = int(K.player_of_rank(state.s, 0))
+    daihinmin = int(K.player_of_rank(state.s, 4))
     gift = int(state.legal_actions()[0])
     state.apply_action(gift)
     det = state.sample_determinization(daifugo, np.random.default_rng(0))
@@ -157,7 +159,7 @@ def test_stall_goes_to_a_chance_node():
 def test_rule_switches():
     state = DaihinminState.from_deal(DaihinminGame(Rules(sequences=False)),
                                      _state({0: "S3S4S5"}).dealt, [0, 1, 2, 3, 4], None)
-    state.s[E.S_PLAYER] = 0
+    state.s[K.S_PLAYER] = 0
     assert "S3S4S5" not in {state.action_to_string(a) for a in state.legal_actions()}
 
 
@@ -188,7 +190,7 @@ def test_exchange_gifts_are_checked():
     fugo_gift = int(A.GIVE1_BASE)
     with pytest.raises(ValueError, match="gives 2 card"):
         state.apply_action(fugo_gift)
-    daifugo = int(E.player_of_rank(state.s, 0))
+    daifugo = int(K.player_of_rank(state.s, 0))
     missing = next(c for c in range(53) if not state.hand(daifugo) >> c & 1)
     held = next(c for c in range(53) if state.hand(daifugo) >> c & 1)
     with pytest.raises(ValueError, match="not in the giver's hand"):
@@ -199,7 +201,7 @@ def test_exchange_gifts_are_checked():
 def test_fast_playout_ends_the_game_with_legal_moves():
     state = DaihinminGame().new_initial_state(9)
     replay = state.clone()
-    E.seed(4)
+    seed_numba(4)
     players, actions = state.playout()
     assert state.is_terminal() and sorted(state.returns()) == [-1, -0.5, 0, 0.5, 1]
     for p, a in zip(players, actions):
@@ -212,14 +214,14 @@ def _server_accepts(state: DaihinminState, table: np.ndarray) -> bool:
     """The official server's checks written out literally on the table analyses (inclusion,
     analysis, comparison, suit lock, lone joker): an oracle independent of move generation."""
     s = state.s
-    hand = state.hand(int(s[E.S_PLAYER]))
+    hand = state.hand(int(s[K.S_PLAYER]))
     sub = analyze(table)
     cells = table[:5]
     held = all(hand >> card_index(int(r), int(c)) & 1 for r, c in np.argwhere(cells == 1))
     error = sub.error or not held or ((cells == 2).any() and not hand >> JOKER & 1)
-    if s[E.S_FIELD] >= 0:
-        stage = analyze(action_to_table(int(s[E.S_FIELD])))
-        rev = int(s[E.S_REVOLUTION])
+    if s[K.S_FIELD] >= 0:
+        stage = analyze(action_to_table(int(s[K.S_FIELD])))
+        rev = int(s[K.S_REVOLUTION])
         if stage.count != sub.count:
             error = True
         elif not (sub.kind == A.T_LONE_JOKER and stage.kind == A.T_SINGLE):
@@ -230,9 +232,9 @@ def _server_accepts(state: DaihinminState, table: np.ndarray) -> bool:
             else:
                 error |= (sub.value - stage.value + stage.count - 1 >= 0) if rev else (
                     sub.value - stage.value - stage.count + 1 <= 0)
-        if not error and sub.kind != A.T_LONE_JOKER and s[E.S_LOCK] and sub.suit != stage.suit:
+        if not error and sub.kind != A.T_LONE_JOKER and s[K.S_LOCK] and sub.suit != stage.suit:
             error = True
-    if s[E.S_JOKER_ALONE]:
+    if s[K.S_JOKER_ALONE]:
         return (sub.value, sub.count, sub.suit) == (1, 1, 1) and bool(hand & 1)
     return not error
 
@@ -244,12 +246,12 @@ def test_move_generation_matches_the_servers_checks():
     seen = set()  # which special situations the random games reached
     for seed in range(12):
         for position in random_positions(DaihinminGame(), seed):
-            if position.s[E.S_PHASE] != E.P_PLAY:
+            if position.s[K.S_PHASE] != K.P_PLAY:
                 continue
             for revolution in (0, 1):  # random games seldom revolt: check both directions
                 state = position.clone()
-                state.s[E.S_REVOLUTION] = revolution
-                seen |= {k for k in (E.S_REVOLUTION, E.S_LOCK, E.S_JOKER_ALONE) if state.s[k]}
+                state.s[K.S_REVOLUTION] = revolution
+                seen |= {k for k in (K.S_REVOLUTION, K.S_LOCK, K.S_JOKER_ALONE) if state.s[k]}
                 hand = state.hand(state.current_player())
                 legal = set(state.legal_actions().tolist())
                 held = np.flatnonzero((A.A_CARDS[1:A.NUM_PLAY_ACTIONS] & ~hand) == 0) + 1
@@ -259,4 +261,4 @@ def test_move_generation_matches_the_servers_checks():
                     checked += 1
                 assert legal - set(held.tolist()) == {A.PASS}
     assert checked > 10_000
-    assert seen == {E.S_REVOLUTION, E.S_LOCK, E.S_JOKER_ALONE}
+    assert seen == {K.S_REVOLUTION, K.S_LOCK, K.S_JOKER_ALONE}

@@ -10,13 +10,13 @@ import pytest
 
 from blokuszero.engines import uecda as client_main
 from blokuszero.engines.uecda import connect, play_match
-from blokuszero.games.daihinmin.default_client import DefaultClient
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.games.daihinmin.match import MatchSettings
-from blokuszero.games.daihinmin.replay import replay_record
-from blokuszero.games.daihinmin.server import LocalSeat, run_match
-from blokuszero.protocols.uecda import (TcpSeat, accept_player, decode_table, encode_table,
-                                        listen, profile_name, profile_table)
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_replay import replay_record
+from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.protocols.uecda import (TcpSeat, accept_player, decode_table, encode_table, listen,
+                                        profile_name, profile_table)
 
 from project_scripts import load_script
 

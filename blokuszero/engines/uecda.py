@@ -17,10 +17,10 @@ import sys
 import numpy as np
 
 from ..games.daihinmin import Rules
-from ..games.daihinmin.tables import GAME_GOES_ON, GAME_OVER, MATCH_OVER
 from ..players.daihinmin_mc import CLIENT_SPECS, make_client
-from ..protocols.uecda import (DEFAULT_PORT, TABLE_BYTES, TABLE_SHAPE, Connection, ProtocolError,
-                               decode_table, profile_table, recv_exact)
+from ..protocols.uecda import (DEFAULT_PORT, GAME_GOES_ON, GAME_OVER, MATCH_OVER, TABLE_BYTES,
+                               TABLE_SHAPE, Connection, ProtocolError, decode_table, profile_table,
+                               recv_exact)
 
 
 def check_table(table: np.ndarray, kind: str) -> None:

@@ -1,6 +1,8 @@
 """Players: anything that picks a move: random, MCTS and depth-first searches, network players
 (kind ``alphazero``, built by :func:`make_player`), external GTP engines (gtp_player.py) and the
-Daihinmin Monte Carlo client (daihinmin_mc.py)."""
+Daihinmin clients: the standard one (daihinmin_default_client.py) and the Monte Carlo one
+(daihinmin_mc.py) with its playout policies and opponent models (daihinmin_playouts.py,
+daihinmin_opponent_model.py)."""
 
 from .base import Player, RandomPlayer
 from .factory import PRESETS, make_player, resolve_spec

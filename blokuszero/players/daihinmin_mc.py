@@ -10,26 +10,26 @@ the rank). The move played is the most visited.
 :class:`MonteCarloPlayer` plays engine states (in-process matches, tests);
 :class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
 ``scripts/daihinmin_match.py``) through :class:`~..games.daihinmin.tracker.TableTracker`.
+Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
+opponent models of :mod:`.daihinmin_opponent_model`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..games.base import State
 from ..games.daihinmin import DaihinminGame, Rules
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
-from ..games.daihinmin.default_client import DefaultClient
-from ..games.daihinmin.opponent_model import (IMPROVED, NUM_MODEL_ENTRIES, OpponentModel,
-                                              log_probabilities)
-from ..games.daihinmin.playouts import DEFAULT, MODEL, POLICIES, RANDOM
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
-from ..games.base import State
-from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.policies import choose_action
 from ..search.selection import UCB1Tuned
 from .base import Player
+from .daihinmin_default_client import DefaultClient
+from .daihinmin_opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
+from .daihinmin_playouts import DEFAULT, MODEL, POLICIES, RANDOM, RolePlayouts
 
 ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root
 _NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
@@ -37,7 +37,7 @@ _NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
 
 def parse_playout(spec: str) -> tuple[int, int]:
     """``OPPONENTS[/SELF]`` -> (the opponents' role, the searcher's own role), indices into
-    :data:`~..games.daihinmin.playouts.POLICIES`. Without ``/SELF`` the searcher plays
+    :data:`~.daihinmin_playouts.POLICIES`. Without ``/SELF`` the searcher plays
     ``random`` and ``default`` as its opponents do, and ``random`` (fumiya's) beside model
     opponents."""
     names = spec.split("/")
@@ -63,9 +63,9 @@ class MonteCarloPlayer(Player):
         config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
-        rng = np.random.default_rng(seed)
-        self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c),
-                         RolloutEvaluator("roles", rng=rng), rng=rng)
+        self.role_playouts = RolePlayouts()
+        self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c), self.role_playouts,
+                         rng=np.random.default_rng(seed))
         self.playout = playout
         #: (logp [5, K], modelled [5]): the learned models the model roles play.
         self.playout_models: tuple[np.ndarray, np.ndarray] | None = None
@@ -88,9 +88,8 @@ class MonteCarloPlayer(Player):
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
-        state = state.clone()  # the caller's state stays as it was
-        logp = self.playout_models[0] if self.playout_models else _NO_MODELS
-        state.playout_roles = (self.roles(state.current_player()), logp, True)
+        self.role_playouts.roles = self.roles(state.current_player())
+        self.role_playouts.logp = self.playout_models[0] if self.playout_models else _NO_MODELS
         self.last_result = self.mcts.search(state)
         return choose_action(self.last_result, 0.0, self.mcts.rng)
 

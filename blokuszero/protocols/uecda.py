@@ -5,8 +5,7 @@ int32. A client connects (TCP 42485 by default), sends its profile table ([0][0]
 name one character per cell of row 1), reads its player number; then per game: the deal table
 (and, if [5][1] > 0, answers with that many cards), and per turn a hand table (answering with a
 table on its turn, [5][2] = 1, then reading 9 accepted / 8 rejected), the field table and an
-end flag (0 go on, 1 game over, 2 match over; the values are the server's, in
-:mod:`blokuszero.games.daihinmin.tables`). This module knows no game rules.
+end flag (0 go on, 1 game over, 2 match over). This module knows no game rules.
 """
 
 from __future__ import annotations
@@ -20,6 +19,9 @@ DEFAULT_PORT = 42485
 TABLE_SHAPE = (8, 15)
 TABLE_BYTES = 8 * 15 * 4
 NAME_CELLS = 15
+#: The server's answer to a submission, and the flag ending each turn (UECDA.md §2).
+ACCEPTED, REJECTED = 9, 8
+GAME_GOES_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
 
 
 class ProtocolError(Exception):

@@ -10,9 +10,9 @@ is drawn again (up to :data:`RETRIES` times), then the restricted cards are plac
 the players allowed them. The player's own hand and everything but the other hands stay as
 they are.
 
-Random numbers come from a small xorshift64* generator seeded per call, so that a caller's
-``numpy.random.Generator`` decides every deal (and numba's global generator, which the playouts
-use, is left alone).
+Random numbers come from a SplitMix64 stream of :mod:`..numba_random` started from a seed per
+call, so that a caller's ``numpy.random.Generator`` decides every deal (and numba's global
+generator, which the playouts use, is left alone).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from . import engine as E
+from ..numba_random import stream_below
+from . import kernels as K
 from .cards import JOKER, NUM_CARDS
 
 RETRIES = 100
@@ -34,43 +35,26 @@ for _c in range(52):
 
 
 @nb.njit(cache=True)
-def _next(state: np.ndarray) -> int:
-    """xorshift64* (Vigna 2016): the next 63-bit draw; ``state`` a [1] uint64, never 0."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return np.int64((x * np.uint64(2685821657736338717)) >> np.uint64(1))
-
-
-@nb.njit(cache=True)
-def _below(state: np.ndarray, n: int) -> int:
-    """A uniform integer in [0, n)."""
-    return np.int64((_next(state) >> 10) * n >> 53)
-
-
-@nb.njit(cache=True)
 def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
     """([5] cards ``player`` knows each player holds, [5] cards it knows each cannot hold),
     from its own hand and the exchange (see the module's docstring)."""
     known = np.zeros(5, np.int64)
     forbidden = np.zeros(5, np.int64)
-    known[player] = s[E.S_HAND + player]
-    rank = s[E.S_RANK + player]
+    known[player] = s[K.S_HAND + player]
+    rank = s[K.S_RANK + player]
     if rank == 0 or rank == 1 or rank == 3 or rank == 4:
         if rank == 0:
-            other, field = E.player_of_rank(s, 4), E.S_GAVE_DAIFUGO
+            other, field = K.player_of_rank(s, 4), K.S_GAVE_DAIFUGO
         elif rank == 1:
-            other, field = E.player_of_rank(s, 3), E.S_GAVE_FUGO
+            other, field = K.player_of_rank(s, 3), K.S_GAVE_FUGO
         elif rank == 4:
-            other, field = E.player_of_rank(s, 0), E.S_TOOK_DAIFUGO
+            other, field = K.player_of_rank(s, 0), K.S_TOOK_DAIFUGO
         else:
-            other, field = E.player_of_rank(s, 1), E.S_TOOK_FUGO
-        known[other] = s[field] & s[E.S_HAND + other]  # what it still holds
-    if (rank == 0 or rank == 1) and s[E.S_TOOK_DAIFUGO + rank] != 0:
-        took = s[E.S_TOOK_DAIFUGO + rank]
-        giver = E.player_of_rank(s, 4 - rank)
+            other, field = K.player_of_rank(s, 1), K.S_TOOK_FUGO
+        known[other] = s[field] & s[K.S_HAND + other]  # what it still holds
+    if (rank == 0 or rank == 1) and s[K.S_TOOK_DAIFUGO + rank] != 0:
+        took = s[K.S_TOOK_DAIFUGO + rank]
+        giver = K.player_of_rank(s, 4 - rank)
         weakest = 1 << 30
         for c in range(NUM_CARDS):
             if (took >> c) & 1:
@@ -79,7 +63,7 @@ def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndar
         for c in range(NUM_CARDS):
             if STRENGTH[c] > weakest:
                 stronger |= np.int64(1) << c
-        forbidden[giver] = stronger & ~s[E.S_GAVE_DAIFUGO + rank]
+        forbidden[giver] = stronger & ~s[K.S_GAVE_DAIFUGO + rank]
     return known, forbidden
 
 
@@ -91,7 +75,7 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
     mine = np.int64(0)
     for p in range(5):
         mine |= known[p]
-    unseen = ((np.int64(1) << NUM_CARDS) - 1) & ~s[E.S_PLAYED] & ~mine
+    unseen = ((np.int64(1) << NUM_CARDS) - 1) & ~s[K.S_PLAYED] & ~mine
     pool = np.empty(NUM_CARDS, np.int64)
     n = 0
     for c in range(NUM_CARDS):
@@ -102,16 +86,15 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
     total = 0
     for p in range(5):
         if p != player:
-            need[p] = E.popcount(s[E.S_HAND + p]) - E.popcount(known[p])
+            need[p] = K.popcount(s[K.S_HAND + p]) - K.popcount(known[p])
             total += need[p]
     if total != n:
         raise ValueError("the other hands' card counts disagree with the unseen cards")
-    rng = np.empty(1, np.uint64)
-    rng[0] = np.uint64(seed) | np.uint64(1)
+    x = np.uint64(seed)  # the stream's state
     hands = known.copy()
     for _ in range(RETRIES):
         for i in range(n - 1, 0, -1):  # Fisher-Yates
-            j = _below(rng, i + 1)
+            j, x = stream_below(i + 1, x)
             pool[i], pool[j] = pool[j], pool[i]
         at = 0
         ok = True
@@ -125,7 +108,7 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
             ok = ok and (hands[p] & forbidden[p]) == 0
         if ok:
             for p in range(5):
-                out[E.S_HAND + p] = hands[p]
+                out[K.S_HAND + p] = hands[p]
             return
     # Rare: the restricted cards first (most restricted first), each to a random player
     # still short of cards that may hold it.
@@ -156,8 +139,12 @@ def determinize(s: np.ndarray, player: int, out: np.ndarray, seed: int) -> None:
             if not (forbidden[p] >> c) & 1:
                 allowed[k] = p
                 k += 1
-        p = allowed[_below(rng, k)] if k else first
+        if k:
+            j, x = stream_below(k, x)
+            p = allowed[j]
+        else:
+            p = first
         hands[p] |= np.int64(1) << c
         left[p] -= 1
     for p in range(5):
-        out[E.S_HAND + p] = hands[p]
+        out[K.S_HAND + p] = hands[p]

@@ -15,15 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import CHANCE, TERMINAL, Game, Seed, State, as_rng
-from . import engine as E
-from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE,
-                      NUM_ACTIONS, NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE,
-                      T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE, chance_action, give_action)
+from . import kernels as K
+from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE, NUM_ACTIONS,
+                      NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE, T_LONE_JOKER, T_PASS,
+                      T_SEQUENCE, T_SINGLE, chance_action, give_action)
 from .cards import (FULL_DECK, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
                     strongest_cards, table_cells_to_string, table_to_hand)
 from .determinization import determinize, known_and_forbidden
-from .opponent_model import NUM_MODEL_ENTRIES
-from .playouts import POLICIES, policy_playout
 from .tables import action_to_table, analyze, table_to_action
 
 NUM_PLAYERS = 5
@@ -45,10 +43,10 @@ class Rules:
     self_follow: bool = False
 
     def bits(self) -> int:
-        return ((E.R_REVOLUTION if self.revolution else 0) | (E.R_LOCK if self.lock else 0)
-                | (E.R_SEQUENCE if self.sequences else 0)
-                | (E.R_EIGHT_CUT if self.eight_cut else 0)
-                | (E.R_SELF_FOLLOW if self.self_follow else 0))
+        return ((K.R_REVOLUTION if self.revolution else 0) | (K.R_LOCK if self.lock else 0)
+                | (K.R_SEQUENCE if self.sequences else 0)
+                | (K.R_EIGHT_CUT if self.eight_cut else 0)
+                | (K.R_SELF_FOLLOW if self.self_follow else 0))
 
 
 def deal_order(seats, first_player: int) -> list[int]:
@@ -69,7 +67,7 @@ class DaihinminGame(Game):
     name = "daihinmin"
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
-    max_game_length = E.MAX_MOVES
+    max_game_length = K.MAX_MOVES
 
     def __init__(self, rules: Rules = Rules(), first_game: bool = False) -> None:
         self.rules = rules
@@ -91,17 +89,15 @@ class DaihinminGame(Game):
 
 
 class DaihinminState(State):
-    """A position: the engine's state vector (see :mod:`.engine`)."""
+    """A position: the kernels' state vector (see :mod:`.kernels`)."""
 
-    __slots__ = ("game", "s", "_buf", "dealt", "playout_roles")
+    __slots__ = ("game", "s", "_buf", "dealt")
 
     def __init__(self, game: DaihinminGame, s: np.ndarray, dealt: tuple[int, ...]) -> None:
         self.game = game
         self.s = s
-        self._buf = np.empty(E.MAX_LEGAL, np.int64)
+        self._buf = np.empty(K.MAX_LEGAL, np.int64)
         self.dealt = dealt  # hands as dealt, before the exchange
-        # (roles [5], logp [5, K], improved) for 'roles' playouts; shared by clones.
-        self.playout_roles: tuple[np.ndarray, np.ndarray, bool] | None = None
 
     @classmethod
     def from_deal(cls, game: DaihinminGame, hands, seats, ranks=None) -> DaihinminState:
@@ -115,44 +111,44 @@ class DaihinminState(State):
             raise ValueError("a deal gives each of the 53 cards to exactly one player")
         if sorted(seats) != list(range(NUM_PLAYERS)):
             raise ValueError(f"seats {seats} are not an order of the 5 players")
-        s = np.zeros(E.S_SIZE, np.int64)
-        s[E.S_HAND:E.S_HAND + 5] = hands
-        s[E.S_SEAT:E.S_SEAT + 5] = seats
-        s[E.S_RANK:E.S_RANK + 5] = -1 if ranks is None else ranks
-        s[E.S_ORDER:E.S_ORDER + 5] = -1
-        s[E.S_FIELD] = -1
-        s[E.S_RULES] = game.rules.bits()
+        s = np.zeros(K.S_SIZE, np.int64)
+        s[K.S_HAND:K.S_HAND + 5] = hands
+        s[K.S_SEAT:K.S_SEAT + 5] = seats
+        s[K.S_RANK:K.S_RANK + 5] = -1 if ranks is None else ranks
+        s[K.S_ORDER:K.S_ORDER + 5] = -1
+        s[K.S_FIELD] = -1
+        s[K.S_RULES] = game.rules.bits()
         state = cls(game, s, tuple(hands))
         if ranks is not None and sorted(ranks) != list(range(NUM_PLAYERS)):
             raise ValueError(f"ranks {ranks} are not the ranks 0..4 once each")
         if ranks is not None and game.rules.exchange:
             by_rank = [list(ranks).index(r) for r in range(NUM_PLAYERS)]
-            for low, high, n, field in ((4, 0, 2, E.S_TOOK_DAIFUGO), (3, 1, 1, E.S_TOOK_FUGO)):
-                cards = strongest_cards(int(s[E.S_HAND + by_rank[low]]), n)
-                s[E.S_HAND + by_rank[low]] &= ~cards
-                s[E.S_HAND + by_rank[high]] |= cards
+            for low, high, n, field in ((4, 0, 2, K.S_TOOK_DAIFUGO), (3, 1, 1, K.S_TOOK_FUGO)):
+                cards = strongest_cards(int(s[K.S_HAND + by_rank[low]]), n)
+                s[K.S_HAND + by_rank[low]] &= ~cards
+                s[K.S_HAND + by_rank[high]] |= cards
                 s[field] = cards
-            s[E.S_PHASE] = E.P_GIVE_DAIFUGO
+            s[K.S_PHASE] = K.P_GIVE_DAIFUGO
         else:
-            E.begin_play(s)
+            K.begin_play(s)
         return state
 
     # --- the common interface ---
 
     def current_player(self) -> int:
-        return int(E.current_player(self.s))
+        return int(K.current_player(self.s))
 
     def legal_actions(self, player: int | None = None) -> np.ndarray:
         if player is not None and player != self.current_player():
             return np.empty(0, np.int64)
-        n = E.legal_plays(self.s, self._buf)
+        n = K.legal_plays(self.s, self._buf)
         return self._buf[:n].copy()
 
     def apply_action(self, action: int) -> None:
         action = int(action)
-        if not (0 <= action < NUM_ACTIONS and E.is_legal(self.s, action, self._buf)):
+        if not (0 <= action < NUM_ACTIONS and K.is_legal(self.s, action, self._buf)):
             raise ValueError(self.why_illegal(action))
-        E.apply(self.s, action)
+        K.apply(self.s, action)
 
     def chance_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
         if self.current_player() != CHANCE:
@@ -161,15 +157,13 @@ class DaihinminState(State):
         return outcomes, np.full(len(outcomes), 1.0 / len(outcomes))
 
     def clone(self) -> DaihinminState:
-        other = DaihinminState(self.game, self.s.copy(), self.dealt)
-        other.playout_roles = self.playout_roles
-        return other
+        return DaihinminState(self.game, self.s.copy(), self.dealt)
 
     def returns(self) -> np.ndarray:
         if self.current_player() != TERMINAL:
             return np.zeros(NUM_PLAYERS)
         out = np.zeros(NUM_PLAYERS)
-        for rank, p in enumerate(self.s[E.S_ORDER:E.S_ORDER + 5]):
+        for rank, p in enumerate(self.s[K.S_ORDER:K.S_ORDER + 5]):
             out[p] = (2 - rank) / 2
         return out
 
@@ -178,7 +172,7 @@ class DaihinminState(State):
         if self.current_player() != TERMINAL:
             return np.zeros(NUM_PLAYERS, np.int64)
         out = np.zeros(NUM_PLAYERS, np.int64)
-        for rank, p in enumerate(self.s[E.S_ORDER:E.S_ORDER + 5]):
+        for rank, p in enumerate(self.s[K.S_ORDER:K.S_ORDER + 5]):
             out[p] = 5 - rank
         return out
 
@@ -199,13 +193,13 @@ class DaihinminState(State):
         """A play in log notation (``PASS`` or empty for a pass); in the exchange phases a
         gift (``H2DK``); at a chance node ``order 13402``."""
         text = text.strip()
-        phase = int(self.s[E.S_PHASE])
+        phase = int(self.s[K.S_PHASE])
         if text.startswith("order"):
             return chance_action([int(ch) for ch in text[5:].strip()])
         if text.upper() in ("PASS", ""):
             return PASS
         table = parse_cells(text)
-        if phase in (E.P_GIVE_DAIFUGO, E.P_GIVE_FUGO):
+        if phase in (K.P_GIVE_DAIFUGO, K.P_GIVE_FUGO):
             return give_action(table_to_hand(_as_hand_cells(table)))
         return table_to_action(table)
 
@@ -213,7 +207,7 @@ class DaihinminState(State):
         return _hash(self.s.tobytes())
 
     def is_terminal(self) -> bool:
-        return self.s[E.S_PHASE] == E.P_OVER
+        return self.s[K.S_PHASE] == K.P_OVER
 
     # --- hidden information ---
 
@@ -237,23 +231,23 @@ class DaihinminState(State):
         known = self.known_cards(player)
         return {
             "player": player,
-            "hand": int(s[E.S_HAND + player]),
-            "counts": [bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]],
-            "field": int(s[E.S_FIELD]),
-            "played": int(s[E.S_PLAYED]),
-            "passed": int(s[E.S_PASSED]),
-            "ranks": [int(r) for r in s[E.S_RANK:E.S_RANK + 5]],
-            "seats": [int(p) for p in s[E.S_SEAT:E.S_SEAT + 5]],
-            "order": [int(p) for p in s[E.S_ORDER:E.S_ORDER + 5]],
+            "hand": int(s[K.S_HAND + player]),
+            "counts": [bin(int(h)).count("1") for h in s[K.S_HAND:K.S_HAND + 5]],
+            "field": int(s[K.S_FIELD]),
+            "played": int(s[K.S_PLAYED]),
+            "passed": int(s[K.S_PASSED]),
+            "ranks": [int(r) for r in s[K.S_RANK:K.S_RANK + 5]],
+            "seats": [int(p) for p in s[K.S_SEAT:K.S_SEAT + 5]],
+            "order": [int(p) for p in s[K.S_ORDER:K.S_ORDER + 5]],
             "to_move": self.current_player(),
-            "lock": int(s[E.S_LOCK]),
-            "revolution": int(s[E.S_REVOLUTION]),
-            "joker_alone": int(s[E.S_JOKER_ALONE]),
-            "stalled_turns": int(s[E.S_STALL]),
-            "phase": int(s[E.S_PHASE]),
+            "lock": int(s[K.S_LOCK]),
+            "revolution": int(s[K.S_REVOLUTION]),
+            "joker_alone": int(s[K.S_JOKER_ALONE]),
+            "stalled_turns": int(s[K.S_STALL]),
+            "phase": int(s[K.S_PHASE]),
             "known": [int(k) for k in known],
-            "gave": int(s[E.S_GAVE_DAIFUGO] if s[E.S_RANK + player] == 0 else
-                        s[E.S_GAVE_FUGO] if s[E.S_RANK + player] == 1 else 0),
+            "gave": int(s[K.S_GAVE_DAIFUGO] if s[K.S_RANK + player] == 0 else
+                        s[K.S_GAVE_FUGO] if s[K.S_RANK + player] == 1 else 0),
         }
 
     def information_state_key(self, player: int) -> int:
@@ -266,39 +260,25 @@ class DaihinminState(State):
         (:func:`.determinization.determinize`, in numba, drawn from ``rng``)."""
         out = self.s.copy()
         determinize(self.s, player, out, rng.bit_generator.random_raw() >> 1)
-        other = DaihinminState(self.game, out, self.dealt)
-        other.playout_roles = self.playout_roles
-        return other
+        return DaihinminState(self.game, out, self.dealt)
 
     # --- fast paths and helpers ---
 
     def playout(self, policy: str = "uniform", epsilon: float = 0.0) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-        """Play to the end in place (numba); (players, actions). ``uniform``: any legal
-        action; ``random`` or ``default``: every player by that policy of the Monte Carlo
-        client (:mod:`.playouts`); ``roles``: each player by its own policy, as
-        :attr:`playout_roles` (roles [5] indices into POLICIES, the models' log tables
-        [5, K], improved) says."""
-        players = np.empty(E.MAX_MOVES, np.int64)
-        actions = np.empty(E.MAX_MOVES, np.int64)
-        if policy == "uniform":
-            t = E.playout(self.s, players, actions, self._buf)
-        elif policy in ("random", "default", "roles"):
-            if policy == "roles":
-                if self.playout_roles is None:
-                    raise ValueError("'roles' playouts need playout_roles (each player's policy)")
-                roles, logp, improved = self.playout_roles
-            else:
-                roles, logp, improved = _ALL_ROLES[policy], _NO_MODELS, False
-            t = policy_playout(self.s, roles, logp, improved, players, actions, self._buf)
-        else:
-            raise ValueError(f"unknown Daihinmin playout policy {policy!r}; known: uniform, "
-                             f"random, default, roles")
+        """Play to the end in place with uniformly random legal actions (numba); (players,
+        actions). Policies with knowledge (the Monte Carlo client's) belong to their players."""
+        if policy != "uniform":
+            raise ValueError(f"unknown Daihinmin playout policy {policy!r}; the game plays "
+                             f"'uniform'")
+        players = np.empty(K.MAX_MOVES, np.int64)
+        actions = np.empty(K.MAX_MOVES, np.int64)
+        t = K.playout(self.s, players, actions, self._buf)
         return players[:t], actions[:t]
 
     def hand(self, player: int) -> int:
         """The 53-bit hand of ``player``."""
-        return int(self.s[E.S_HAND + player])
+        return int(self.s[K.S_HAND + player])
 
     def table_to_action(self, table: np.ndarray) -> int:
         """The action of a submitted table as the server judges it: the play if the server
@@ -310,25 +290,25 @@ class DaihinminState(State):
         s = self.s
         if not 0 <= action < NUM_ACTIONS:
             return f"action {action} is not in [0, {NUM_ACTIONS})"
-        phase = int(s[E.S_PHASE])
+        phase = int(s[K.S_PHASE])
         kind = A_TYPE[action]
         name = f"{self.action_to_string(action)!r} (action {action})"
-        if phase == E.P_OVER:
+        if phase == K.P_OVER:
             return f"{name}: the game is over"
-        if phase == E.P_CHANCE:
+        if phase == K.P_CHANCE:
             return f"{name}: after 20 stalled turns only a finishing order may follow"
-        if phase in (E.P_GIVE_DAIFUGO, E.P_GIVE_FUGO):
-            n = 2 if phase == E.P_GIVE_DAIFUGO else 1
+        if phase in (K.P_GIVE_DAIFUGO, K.P_GIVE_FUGO):
+            n = 2 if phase == K.P_GIVE_DAIFUGO else 1
             if kind != T_GIVE or (action >= GIVE1_BASE) != (n == 1):
                 return f"{name}: in the exchange the {RANK_NAMES[2 - n]} gives {n} card(s)"
             return f"{name}: the exchange gives cards not in the giver's hand"
         if action >= NUM_PLAY_ACTIONS:
             return f"{name}: not a play (gifts and chance outcomes are not moves of the play)"
-        p = int(s[E.S_PLAYER])
-        if A_CARDS[action] & ~s[E.S_HAND + p]:
+        p = int(s[K.S_PLAYER])
+        if A_CARDS[action] & ~s[K.S_HAND + p]:
             return f"{name}: player {p} does not hold these cards"
-        field = int(s[E.S_FIELD])
-        if s[E.S_JOKER_ALONE]:
+        field = int(s[K.S_FIELD])
+        if s[K.S_JOKER_ALONE]:
             return f"{name}: only the spade 3 may answer a lone joker"
         if kind == T_SEQUENCE and not self.game.rules.sequences:
             return f"{name}: sequences are off in these rules"
@@ -336,24 +316,19 @@ class DaihinminState(State):
             return f"{name}: {A_COUNT[field]} cards are on the field"
         if not (kind == T_LONE_JOKER and A_TYPE[field] == T_SINGLE) and kind != A_TYPE[field]:
             return f"{name}: not the same kind of combination as the field"
-        if s[E.S_LOCK] and kind != T_LONE_JOKER and A_SUIT[action] != A_SUIT[field]:
+        if s[K.S_LOCK] and kind != T_LONE_JOKER and A_SUIT[action] != A_SUIT[field]:
             return f"{name}: the suits are locked (shibari)"
-        return f"{name}: not stronger than the field" + (" (revolution)" if s[E.S_REVOLUTION]
+        return f"{name}: not stronger than the field" + (" (revolution)" if s[K.S_REVOLUTION]
                                                         else "")
 
     def __str__(self) -> str:
         s = self.s
-        lines = [f"phase {int(s[E.S_PHASE])}, to move {self.current_player()}, field "
-                 f"{self.action_to_string(int(s[E.S_FIELD])) if s[E.S_FIELD] >= 0 else '-'}"
-                 f"{', revolution' if s[E.S_REVOLUTION] else ''}{', lock' if s[E.S_LOCK] else ''}"]
+        lines = [f"phase {int(s[K.S_PHASE])}, to move {self.current_player()}, field "
+                 f"{self.action_to_string(int(s[K.S_FIELD])) if s[K.S_FIELD] >= 0 else '-'}"
+                 f"{', revolution' if s[K.S_REVOLUTION] else ''}{', lock' if s[K.S_LOCK] else ''}"]
         for p in range(NUM_PLAYERS):
             lines.append(f"  player {p}: {''.join(card_name(c) for c in cards_of(self.hand(p)))}")
         return "\n".join(lines)
-
-
-_NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
-_ALL_ROLES = {name: np.full(NUM_PLAYERS, POLICIES.index(name), np.int64)
-              for name in ("random", "default")}
 
 
 def _hash(data: bytes) -> int:
@@ -376,16 +351,16 @@ def submission(state: DaihinminState, table: np.ndarray) -> tuple[int, bool]:
     does: a spade 3 single by its holder is accepted whatever else the table holds."""
     s = state.s
     info = analyze(table)
-    p = int(s[E.S_PLAYER])
-    if s[E.S_JOKER_ALONE]:
-        if (info.value, info.count, info.suit) == (1, 1, 1) and s[E.S_HAND + p] & 1:
+    p = int(s[K.S_PLAYER])
+    if s[K.S_JOKER_ALONE]:
+        if (info.value, info.count, info.suit) == (1, 1, 1) and s[K.S_HAND + p] & 1:
             return 1, True
         return PASS, False
     if info.count == 0:
-        return PASS, bool(s[E.S_FIELD] < 0 and not info.error)
+        return PASS, bool(s[K.S_FIELD] < 0 and not info.error)
     if info.error:
         return PASS, False
     action = table_to_action(table)
-    if E.is_legal(s, action, state._buf):
+    if K.is_legal(s, action, state._buf):
         return action, True
     return PASS, False

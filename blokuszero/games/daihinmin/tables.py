@@ -7,23 +7,14 @@ names the action of a well-formed table and :func:`action_to_table` writes an ac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from . import engine as E
-from .actions import (A_CARDS, A_JOKER_CELL, A_TYPE, FIVE_ID, GROUP_ID,
-                      JGROUP_ID, JSEQ_ID, LONE_JOKER, LONE_JOKER_CELL, NUM_PLAY_ACTIONS, PASS,
-                      SEQ_ID, T_GIVE, T_GROUP, T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE)
-from .cards import JOKER, card_cell, cards_of, hand_to_table
-
-if TYPE_CHECKING:
-    from .game import DaihinminState
-
-
-#: The server's answer to a submission, and the flag ending each turn (UECDA.md §2).
-ACCEPTED, REJECTED = 9, 8
-GAME_GOES_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
+from .actions import (A_CARDS, A_JOKER_CELL, A_TYPE, FIVE_ID, GROUP_ID, JGROUP_ID, JSEQ_ID,
+                      LONE_JOKER, LONE_JOKER_CELL, NUM_PLAY_ACTIONS, PASS, SEQ_ID, T_GIVE, T_GROUP,
+                      T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE)
+from .cards import JOKER, card_cell, cards_of
 
 
 class Analysis(NamedTuple):
@@ -116,66 +107,3 @@ def action_to_table(action: int) -> np.ndarray:
     elif kind != T_GIVE and A_JOKER_CELL[action, 0] >= 0:
         table[tuple(A_JOKER_CELL[action])] = 2
     return table
-
-
-class ServerTables:
-    """The tables the server sends, built as it builds them: from one working table that
-    also receives every table a client submits, so the cells the server never sets
-    ([5][8..14], the rank cell of a player missing from its rank array, row 7 of the field)
-    carry what clients last sent, as on the official server. One per match."""
-
-    def __init__(self) -> None:
-        self.work = np.zeros((8, 15), dtype=np.int64)
-
-    def fill(self, state: DaihinminState, actor: int, field_empty: bool, lock: int,
-             mibun: list[int] | None) -> None:
-        """The server's per-turn fill of rows 5-6: actor, field empty, revolution, lock,
-        counts, ranks (``mibun``: its rank array, None after a reset: zeros), seats."""
-        s = state.s
-        self._rows((0, 0, 0, actor, int(field_empty), 0, s[E.S_REVOLUTION], lock),
-                   [bin(int(h)).count("1") for h in s[E.S_HAND:E.S_HAND + 5]], mibun,
-                   s[E.S_SEAT:E.S_SEAT + 5])
-
-    def _rows(self, row5, counts, mibun: list[int] | None, seats) -> None:
-        w = self.work
-        w[5, :8] = row5
-        w[6, 0:5] = counts
-        if mibun is None:
-            w[6, 5:10] = 0
-        else:
-            for rank, p in enumerate(mibun):  # later entries win, as in the server's loop
-                w[6, 5 + p] = rank
-        w[6, 10:15] = seats
-
-    def deal_tables(self, state: DaihinminState, hands: list[int], mibun: list[int],
-                    reset: bool, exchange: bool) -> list[np.ndarray]:
-        """Per player the deal table: its hand ([5][0] = 1, [5][1] the cards to give, [5][3]
-        = 6, dealt counts) as of the exchange's first step (``hands``)."""
-        self._rows((0, 0, 0, 6, 0, 0, 0, 0), [bin(int(h)).count("1") for h in state.dealt],
-                   None if reset else mibun, state.s[E.S_SEAT:E.S_SEAT + 5])
-        w = self.work
-        out = []
-        for p in range(5):
-            table = hand_to_table(hands[p])
-            table[5:7] = w[5:7]
-            table[5, 0] = 1
-            table[5, 1] = max(2 - mibun.index(p), 0) if exchange else 0
-            out.append(table)
-        return out
-
-    def hand_table(self, state: DaihinminState, player: int) -> np.ndarray:
-        """``player``'s hand with the working rows 5-6; [5][2] = 1 for the player to move."""
-        table = hand_to_table(int(state.s[E.S_HAND + player]))
-        table[5:7] = self.work[5:7]
-        table[5, 2] = int(player == state.s[E.S_PLAYER])
-        return table
-
-    def submitted(self, table: np.ndarray) -> None:
-        """A client's table arrives in the working table."""
-        self.work[:] = table
-
-    def field_table(self, stage: np.ndarray) -> np.ndarray:
-        """The last accepted table (zeros after a clear) with the working rows 5-6."""
-        table = np.array(stage, dtype=np.int64)
-        table[5:7] = self.work[5:7]
-        return table

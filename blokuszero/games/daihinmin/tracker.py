@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine as E
+from . import kernels as K
 from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
 from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
 from .game import DaihinminGame, DaihinminState
@@ -94,10 +94,10 @@ class TableTracker:
             p = self.movers[i]
             held[p] |= int(A_CARDS[self.actions[i]])
             if p in known:
-                self.turns[i][E.S_HAND + p] = held[p]
+                self.turns[i][K.S_HAND + p] = held[p]
                 keep.append(i)
         keep.reverse()
-        return (np.array([self.turns[i] for i in keep], np.int64).reshape(-1, E.S_SIZE),
+        return (np.array([self.turns[i] for i in keep], np.int64).reshape(-1, K.S_SIZE),
                 np.array([self.movers[i] for i in keep], np.int64),
                 np.array([self.actions[i] for i in keep], np.int64))
 
@@ -127,24 +127,24 @@ class TableTracker:
         """The engine's position vector before the last hand table's turn, with ``hands``."""
         t = self.hand_table
         mover = int(t[5, 3])
-        s = np.zeros(E.S_SIZE, np.int64)
-        s[E.S_HAND:E.S_HAND + 5] = hands
-        s[E.S_SEAT:E.S_SEAT + 5] = t[6, 10:15]
+        s = np.zeros(K.S_SIZE, np.int64)
+        s[K.S_HAND:K.S_HAND + 5] = hands
+        s[K.S_SEAT:K.S_SEAT + 5] = t[6, 10:15]
         ranks = t[6, 5:10]
-        s[E.S_RANK:E.S_RANK + 5] = ranks if sorted(ranks) == list(range(5)) else -1
-        s[E.S_ORDER:E.S_ORDER + 5] = -1
-        s[E.S_ORDER:E.S_ORDER + len(self.order)] = self.order
-        s[E.S_OUT] = len(self.order)
-        s[E.S_PHASE] = E.P_PLAY
-        s[E.S_PLAYER] = mover
-        s[E.S_LAST] = self.last if self.last >= 0 else mover
-        s[E.S_FIELD] = self.field
-        s[E.S_REVOLUTION] = t[5, 6]
-        s[E.S_LOCK] = t[5, 7] if self.field >= 0 else 0
-        s[E.S_SHOWN_LOCK] = s[E.S_LOCK]
-        s[E.S_JOKER_ALONE] = int(self.field >= 0 and A_TYPE[self.field] == T_LONE_JOKER)
-        s[E.S_PASSED] = self.passed
-        s[E.S_STALL] = self.stall
-        s[E.S_PLAYED] = self.played
-        s[E.S_RULES] = self.game.rules.bits()
+        s[K.S_RANK:K.S_RANK + 5] = ranks if sorted(ranks) == list(range(5)) else -1
+        s[K.S_ORDER:K.S_ORDER + 5] = -1
+        s[K.S_ORDER:K.S_ORDER + len(self.order)] = self.order
+        s[K.S_OUT] = len(self.order)
+        s[K.S_PHASE] = K.P_PLAY
+        s[K.S_PLAYER] = mover
+        s[K.S_LAST] = self.last if self.last >= 0 else mover
+        s[K.S_FIELD] = self.field
+        s[K.S_REVOLUTION] = t[5, 6]
+        s[K.S_LOCK] = t[5, 7] if self.field >= 0 else 0
+        s[K.S_SHOWN_LOCK] = s[K.S_LOCK]
+        s[K.S_JOKER_ALONE] = int(self.field >= 0 and A_TYPE[self.field] == T_LONE_JOKER)
+        s[K.S_PASSED] = self.passed
+        s[K.S_STALL] = self.stall
+        s[K.S_PLAYED] = self.played
+        s[K.S_RULES] = self.game.rules.bits()
         return s

@@ -2,10 +2,11 @@
 
 It draws seats, first dealers, deals and random ranks from the server's Mersenne Twister
 stream (so a seed deals what the official server deals with it), sends the tables in the
-official order, judges gifts and submissions as it does (an invalid gift is replaced by the
-giver's strongest cards; a rejected submission is a pass answered 8), and writes the official
-game record. Players sit behind :class:`Seat` objects: in-process clients
-(:class:`LocalSeat`) or network connections (``blokuszero.protocols.uecda``).
+official order (built as it builds them: :class:`ServerTables`), judges gifts and submissions
+as it does (an invalid gift is replaced by the giver's strongest cards; a rejected submission is
+a pass answered 8), and writes the official game record. Players sit behind :class:`Seat`
+objects: in-process clients (:class:`LocalSeat`) or network connections
+(``blokuszero.protocols.uecda``).
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from typing import Protocol
 
 import numpy as np
 
-from . import engine as E
-from .actions import PASS, chance_action, give_action
-from .cards import hand_to_string, strongest_cards
-from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
-from .log import LogWriter, format_cells
-from .match import MatchSettings, ServerRandom
-from .tables import (ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED, ServerTables,
-                     card_count)
-
+from ..games.daihinmin import kernels as K
+from ..games.daihinmin.actions import PASS, chance_action, give_action
+from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
+from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
+from ..games.daihinmin.log import LogWriter, format_cells
+from ..games.daihinmin.tables import card_count
+from ..protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
+from .uecda_match import MatchSettings, ServerRandom
 
 
 class Seat(Protocol):
@@ -51,7 +51,7 @@ class Seat(Protocol):
 
 class LocalSeat:
     """An in-process client (``on_deal`` / ``on_hand`` / ``on_field``, as
-    :class:`.default_client.DefaultClient`) in a seat."""
+    :class:`~..players.daihinmin_default_client.DefaultClient`) in a seat."""
 
     def __init__(self, client, name: str) -> None:
         self.client = client
@@ -93,6 +93,69 @@ class MatchResult:
 
     def totals(self) -> np.ndarray:
         return np.sum(self.points, axis=0) if self.points else np.zeros(NUM_PLAYERS, np.int64)
+
+
+class ServerTables:
+    """The tables the server sends, built as it builds them: from one working table that
+    also receives every table a client submits, so the cells the server never sets
+    ([5][8..14], the rank cell of a player missing from its rank array, row 7 of the field)
+    carry what clients last sent, as on the official server. One per match."""
+
+    def __init__(self) -> None:
+        self.work = np.zeros((8, 15), dtype=np.int64)
+
+    def fill(self, state: DaihinminState, actor: int, field_empty: bool, lock: int,
+             mibun: list[int] | None) -> None:
+        """The server's per-turn fill of rows 5-6: actor, field empty, revolution, lock,
+        counts, ranks (``mibun``: its rank array, None after a reset: zeros), seats."""
+        s = state.s
+        self._rows((0, 0, 0, actor, int(field_empty), 0, s[K.S_REVOLUTION], lock),
+                   [bin(int(h)).count("1") for h in s[K.S_HAND:K.S_HAND + 5]], mibun,
+                   s[K.S_SEAT:K.S_SEAT + 5])
+
+    def _rows(self, row5, counts, mibun: list[int] | None, seats) -> None:
+        w = self.work
+        w[5, :8] = row5
+        w[6, 0:5] = counts
+        if mibun is None:
+            w[6, 5:10] = 0
+        else:
+            for rank, p in enumerate(mibun):  # later entries win, as in the server's loop
+                w[6, 5 + p] = rank
+        w[6, 10:15] = seats
+
+    def deal_tables(self, state: DaihinminState, hands: list[int], mibun: list[int],
+                    reset: bool, exchange: bool) -> list[np.ndarray]:
+        """Per player the deal table: its hand ([5][0] = 1, [5][1] the cards to give, [5][3]
+        = 6, dealt counts) as of the exchange's first step (``hands``)."""
+        self._rows((0, 0, 0, 6, 0, 0, 0, 0), [bin(int(h)).count("1") for h in state.dealt],
+                   None if reset else mibun, state.s[K.S_SEAT:K.S_SEAT + 5])
+        w = self.work
+        out = []
+        for p in range(5):
+            table = hand_to_table(hands[p])
+            table[5:7] = w[5:7]
+            table[5, 0] = 1
+            table[5, 1] = max(2 - mibun.index(p), 0) if exchange else 0
+            out.append(table)
+        return out
+
+    def hand_table(self, state: DaihinminState, player: int) -> np.ndarray:
+        """``player``'s hand with the working rows 5-6; [5][2] = 1 for the player to move."""
+        table = hand_to_table(int(state.s[K.S_HAND + player]))
+        table[5:7] = self.work[5:7]
+        table[5, 2] = int(player == state.s[K.S_PLAYER])
+        return table
+
+    def submitted(self, table: np.ndarray) -> None:
+        """A client's table arrives in the working table."""
+        self.work[:] = table
+
+    def field_table(self, stage: np.ndarray) -> np.ndarray:
+        """The last accepted table (zeros after a clear) with the working rows 5-6."""
+        table = np.array(stage, dtype=np.int64)
+        table[5:7] = self.work[5:7]
+        return table
 
 
 def _valid_gift(hand: int, table: np.ndarray, n: int, strict: bool) -> int | None:
@@ -168,10 +231,10 @@ def exchange_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerT
     s = state.s
     changes = []
     if exchange:
-        changes = [f"{mibun[4]}{mibun[0]}{hand_to_string(int(s[E.S_TOOK_DAIFUGO]))}",
-                   f"{mibun[3]}{mibun[1]}{hand_to_string(int(s[E.S_TOOK_FUGO]))}"]
+        changes = [f"{mibun[4]}{mibun[0]}{hand_to_string(int(s[K.S_TOOK_DAIFUGO]))}",
+                   f"{mibun[3]}{mibun[1]}{hand_to_string(int(s[K.S_TOOK_FUGO]))}"]
     # The hinmin and daihinmin see their hands before their strongest cards left.
-    hands = [state.dealt[p] if exchange and mibun.index(p) >= 3 else int(s[E.S_HAND + p])
+    hands = [state.dealt[p] if exchange and mibun.index(p) >= 3 else int(s[K.S_HAND + p])
              for p in range(NUM_PLAYERS)]
     deal = tables.deal_tables(state, hands, mibun, reset, exchange)
     for p in mibun:
@@ -180,7 +243,7 @@ def exchange_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerT
         return changes
     for rank, n in ((0, 2), (1, 1)):
         giver, taker = mibun[rank], mibun[4 - rank]
-        hand = int(s[E.S_HAND + giver])
+        hand = int(s[K.S_HAND + giver])
         table = seats[giver].read_gift()
         tables.submitted(table)
         cards = _valid_gift(hand, table, n, strict=rank == 0)
@@ -207,12 +270,12 @@ def play_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTable
         # the players who went out by playing (the last one is placed after the game).
         if mibun is None:
             return None
-        out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + min(int(s[E.S_OUT]), 4)]]
+        out = [int(p) for p in s[K.S_ORDER:K.S_ORDER + min(int(s[K.S_OUT]), 4)]]
         return out + list(mibun[len(out):])
 
     while True:
-        mover = int(s[E.S_PLAYER])
-        tables.fill(state, mover, bool(s[E.S_FIELD] < 0), int(s[E.S_LOCK]), rank_array())
+        mover = int(s[K.S_PLAYER])
+        tables.fill(state, mover, bool(s[K.S_FIELD] < 0), int(s[K.S_LOCK]), rank_array())
         for p in range(NUM_PLAYERS):
             seats[p].hand(tables.hand_table(state, p))
         table = seats[mover].read_play()
@@ -222,21 +285,21 @@ def play_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTable
         seats[mover].reply(ACCEPTED if accepted else REJECTED)
         if accepted and action != PASS:
             stage = np.array(table, np.int64)
-        E.apply(s, action)
-        tables.fill(state, mover, not stage[:5].any(), int(s[E.S_SHOWN_LOCK]), rank_array())
+        K.apply(s, action)
+        tables.fill(state, mover, not stage[:5].any(), int(s[K.S_SHOWN_LOCK]), rank_array())
         shown = tables.field_table(stage)
         for p in range(NUM_PLAYERS):
             seats[p].field(shown)
         if state.current_player() == -3:  # 20 stalled turns: random ranks for the rest
-            out = [int(p) for p in s[E.S_ORDER:E.S_ORDER + s[E.S_OUT]]]
+            out = [int(p) for p in s[K.S_ORDER:K.S_ORDER + s[K.S_OUT]]]
             state.apply_action(chance_action(finish(out)))
-        if s[E.S_FIELD] < 0:
+        if s[K.S_FIELD] < 0:
             stage = np.zeros((8, 15), np.int64)
         flag = (MATCH_OVER if last else GAME_OVER) if state.is_terminal() else GAME_GOES_ON
         for p in range(NUM_PLAYERS):
             seats[p].end(flag)
         if state.is_terminal():
-            return [int(p) for p in s[E.S_ORDER:E.S_ORDER + 5]], plays
+            return [int(p) for p in s[K.S_ORDER:K.S_ORDER + 5]], plays
 
 
 def _now() -> str:
@@ -261,4 +324,4 @@ def _header(names: list[str], rules: Rules, settings: MatchSettings, seed: int,
             ("RANDOM_SEED", str(seed))] + ([("RULE_SELF_FOLLOW", "YES")] if rules.self_follow else [])
 
 
-__all__ = ["LocalSeat", "MatchResult", "Seat", "run_match"]
+__all__ = ["LocalSeat", "MatchResult", "Seat", "ServerTables", "run_match"]

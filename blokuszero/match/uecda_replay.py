@@ -1,12 +1,16 @@
-"""Replaying the official server's records through the engine, checking every detail.
+"""Replaying the official UECda server's records through our server and rules, checking every
+detail.
 
 Per game: the seats and ranks against the match so far, the deal against the server's random
 stream (when the record has ``RAND_TYPE`` 1 and its seed) or else the dealing order, the
 strongest cards moved up, the gifts, the player of every submission and whether the server
 accepted it, the finishing order (random ranks after 20 stalled turns drawn as the server
 does) and the cumulative points. Optionally clients (one object per player, fed the tables
-the server sends, like :class:`.default_client.DefaultClient`) are asked at every decision and
-their tables compared with the submitted ones.
+the server sends, like :class:`~..players.daihinmin_default_client.DefaultClient`) are asked
+at every decision and their tables compared with the submitted ones.
+
+The games run through the match server's own phases (:mod:`.uecda_server`) with seats that answer
+as the record says; that is why this lives beside the server and not with the record format.
 """
 
 from __future__ import annotations
@@ -16,12 +20,11 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from .cards import hand_to_string
-from .game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
-from .log import GameRecord, MatchRecord, format_cells
-from .match import MatchSettings, ServerRandom
-from .server import exchange_phase, play_phase
-from .tables import ServerTables
+from ..games.daihinmin.cards import hand_to_string
+from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
+from ..games.daihinmin.log import GameRecord, MatchRecord, format_cells
+from .uecda_match import MatchSettings, ServerRandom
+from .uecda_server import ServerTables, exchange_phase, play_phase
 
 
 class TableClient(Protocol):
@@ -36,7 +39,7 @@ class TableClient(Protocol):
 
 
 class Disagreement(Exception):
-    """The record and the engine disagree; the message says where and how."""
+    """The record and our rules disagree; the message says where and how."""
 
 
 @dataclass
@@ -55,11 +58,11 @@ class ReplayReport:
 
 def rules_of(record: MatchRecord) -> tuple[Rules, MatchSettings]:
     """The rule switches and match settings a record's header names (server defaults where a
-    line is missing); ValueError for a switch our engine does not play (5-skip, 6-reverse,
+    line is missing); ValueError for a switch our rules do not play (5-skip, 6-reverse,
     11-back, going-out bans)."""
     for key in ("RULE_5TOBI", "RULE_6REVERS", "RULE_11BACK", "RULE_KINSOKU"):
         if record.setting(key, 0):
-            raise ValueError(f"{key} is on in this record; the engine plays the UECda rules, "
+            raise ValueError(f"{key} is on in this record; our rules are the UECda rules, "
                              f"where it is off")
     rules = Rules(revolution=bool(record.setting("RULE_KAKUMEI", 1)),
                   lock=bool(record.setting("RULE_SHIBARI", 1)),
@@ -134,7 +137,7 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
             order, _ = play_phase(state, record_seats, tables, finish,
                                   None if reset else mibun, last=False)
             left = len(g.plays) - cursor[0]
-            _expect(left == 0, f"the engine ends the game with {left} submissions unplayed")
+            _expect(left == 0, f"our rules end the game with {left} submissions unplayed")
             _expect(order == g.result, f"result {g.result}, expected {order}")
             if misses and report.first_decision_miss is None:
                 report.first_decision_miss = f"game {g.number}: {misses[0]}"

@@ -1,4 +1,4 @@
-"""Numba rules of Daihinmin as the official UECda server applies them (UECDA.md §3-4).
+"""Numba kernels of Daihinmin's rules as the official UECda server applies them (UECDA.md §3-4).
 
 A position is one int64 vector (indices ``S_*`` below): hands as 53-bit sets, seats, the
 field, flags and the finishing order. Move generation, moves and whole random playouts run
@@ -387,15 +387,10 @@ def play(s: np.ndarray, action: int) -> None:
 
 
 @nb.njit(cache=True)
-def seed(n: int) -> None:
-    """Seed numba's random generator (used by :func:`playout`)."""
-    np.random.seed(n)
-
-
-@nb.njit(cache=True)
 def playout(s: np.ndarray, players: np.ndarray, actions: np.ndarray, buf: np.ndarray) -> int:
-    """Uniformly random legal actions (chance outcomes uniform too) to the end, in place;
-    fills ``players`` / ``actions`` (-3 for chance) and returns how many were played."""
+    """Uniformly random legal actions (chance outcomes uniform too) to the end, in place, drawn
+    from numba's global generator (seeded by ``games.numba_random.seed_numba``); fills
+    ``players`` / ``actions`` (-3 for chance) and returns how many were played."""
     t = 0
     while s[S_PHASE] != P_OVER:
         n = legal_plays(s, buf)

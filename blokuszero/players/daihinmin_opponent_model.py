@@ -16,7 +16,8 @@ switched off (an ablation): :data:`F_RELATIVE` (relative strengths for ``l`` and
 
 Counts are learned from whole games (the hands are known once a game is over); every
 probability is Laplace-smoothed (add one), so unseen values never score -inf. Learning and
-prediction are numba kernels over the engine's position vectors, fast enough for playouts.
+prediction are numba kernels over the rules kernels' position vectors, fast enough for
+playouts (the Monte Carlo client's, :mod:`.daihinmin_playouts`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from . import engine as E
-from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS, T_LONE_JOKER, T_SEQUENCE,
-                      chance_action)
-from .cards import JOKER, table_to_hand
+from ..games.daihinmin import kernels as K
+from ..games.daihinmin.actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS,
+                                       T_LONE_JOKER, T_SEQUENCE, chance_action)
+from ..games.daihinmin.cards import JOKER, table_to_hand
+from ..games.daihinmin.game import DaihinminGame, DaihinminState, submission
+from ..games.daihinmin.log import GameRecord
+from ..games.numba_random import seed_numba
 
 NUM_CLASSES = 15  # strengths 0 (empty field) and 1..14
 NUM_BITS = 8  # values of s (3 bits)
@@ -56,8 +60,8 @@ def strengths(s: np.ndarray, relative: bool) -> np.ndarray:
     """[14] strength of each column 0..13 (index 0 unused): 1..13 by the revolution flag,
     plus, if ``relative``, one for every stronger rank whose four cards are all played."""
     out = np.zeros(14, np.int64)
-    rev = s[E.S_REVOLUTION]
-    played = s[E.S_PLAYED]
+    rev = s[K.S_REVOLUTION]
+    played = s[K.S_PLAYED]
     for c in range(1, 14):
         out[c] = 14 - c if rev else c
     if relative:
@@ -90,7 +94,7 @@ def move_class(action: int, table: np.ndarray) -> int:
 def model_table(s: np.ndarray, action: int) -> int:
     """Which of the two tables scores ``action``: 1 for a sequence, else 0; a pass is scored
     by the table of the field it passes on (the paper picks the table by the field)."""
-    field = s[E.S_FIELD]
+    field = s[K.S_FIELD]
     if action == PASS:
         return 1 if field >= 0 and A_TYPE[field] == T_SEQUENCE else 0
     return 1 if A_TYPE[action] == T_SEQUENCE else 0
@@ -101,15 +105,15 @@ def shape_bits(s: np.ndarray, action: int) -> int:
     """s: bit 0 the move breaks a group in hand (a rank it uses is held more often than it
     plays it, at least twice), bit 1 it breaks a run of 3+ of one suit in hand, bit 2 the
     field is locked after it."""
-    p = s[E.S_PLAYER]
-    hand = s[E.S_HAND + p]
+    p = s[K.S_PLAYER]
+    hand = s[K.S_HAND + p]
     cards = A_CARDS[action] & ~(np.int64(1) << JOKER)
     bits = 0
     for c in range(1, 14):
         used = (cards >> ((c - 1) * 4)) & 15
         if used:
-            held = E.popcount((hand >> ((c - 1) * 4)) & 15)
-            if held >= 2 and held > E.popcount(used):
+            held = K.popcount((hand >> ((c - 1) * 4)) & 15)
+            if held >= 2 and held > K.popcount(used):
                 bits |= 1
     for card in range(52):
         if not (cards >> card) & 1:
@@ -125,9 +129,9 @@ def shape_bits(s: np.ndarray, action: int) -> int:
             used += (cards >> ((k - 1) * 4 + row)) & 1
         if hi - lo + 1 >= 3 and hi - lo + 1 > used:
             bits |= 2
-    field = s[E.S_FIELD]
-    if (field >= 0 and A_TYPE[action] != T_LONE_JOKER and s[E.S_RULES] & E.R_LOCK
-            and (s[E.S_LOCK] or A_SUIT[action] == A_SUIT[field])):
+    field = s[K.S_FIELD]
+    if (field >= 0 and A_TYPE[action] != T_LONE_JOKER and s[K.S_RULES] & K.R_LOCK
+            and (s[K.S_LOCK] or A_SUIT[action] == A_SUIT[field])):
         bits |= 4
     return bits
 
@@ -136,7 +140,7 @@ def shape_bits(s: np.ndarray, action: int) -> int:
 def _histogram(hand: int, table: np.ndarray) -> np.ndarray:
     h = np.zeros(NUM_CLASSES, np.int64)
     for c in range(1, 14):
-        h[table[c]] += E.popcount((hand >> ((c - 1) * 4)) & 15)
+        h[table[c]] += K.popcount((hand >> ((c - 1) * 4)) & 15)
     if (hand >> JOKER) & 1:
         h[14] += 1
     return h
@@ -148,21 +152,21 @@ def learn(counts: np.ndarray, states: np.ndarray, actions: np.ndarray, features:
     """Add the moves ``actions[i]`` made in positions ``states[i]``, counting the feature
     groups in ``features``; passes are skipped unless ``passes``, and forced ones (no legal
     play) always: they are no choice."""
-    buf = np.empty(E.MAX_LEGAL, np.int64)
+    buf = np.empty(K.MAX_LEGAL, np.int64)
     for i in range(states.shape[0]):
         a = actions[i]
         s = states[i]
-        if a == PASS and (not passes or E.legal_plays(s, buf) < 2):
+        if a == PASS and (not passes or K.legal_plays(s, buf) < 2):
             continue
         table = strengths(s, features & F_RELATIVE != 0)
         k = model_table(s, a)
         l = move_class(a, table)
         counts[_CLS + k * NUM_CLASSES + l] += 1
-        h = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+        h = _histogram(s[K.S_HAND + s[K.S_PLAYER]], table)
         base = _FEAT + (k * NUM_CLASSES + l) * NUM_CLASSES
         for v in range(NUM_CLASSES):
             counts[base + v] += h[v]
-        field = s[E.S_FIELD]
+        field = s[K.S_FIELD]
         if features & F_FIELD:
             f = 0 if field < 0 else move_class(field, table)
             counts[_FIELD + (k * NUM_CLASSES + l) * NUM_CLASSES + f] += 1
@@ -212,7 +216,7 @@ def score(logp: np.ndarray, s: np.ndarray, action: int, table: np.ndarray, hist:
     row = _FEAT + (k * n + l) * n
     for v in range(n):
         total += hist[v] * logp[row + v]
-    field = s[E.S_FIELD]
+    field = s[K.S_FIELD]
     if features & F_FIELD:
         f = 0 if field < 0 else move_class(field, table)
         total += logp[_FIELD + (k * n + l) * n + f]
@@ -229,9 +233,9 @@ def best_moves(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray,
     """The best-scoring legal actions of the player to move in ``s``, all tied ones, the pass
     among the candidates only if ``passes``: written to ``buf[:k]`` in ascending ids, k
     returned (0 when the pass is left out and it can only pass)."""
-    n = E.legal_plays(s, buf)
+    n = K.legal_plays(s, buf)
     table = strengths(s, features & F_RELATIVE != 0)
-    hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+    hist = _histogram(s[K.S_HAND + s[K.S_PLAYER]], table)
     best = -np.inf
     k = 0
     for i in range(n):  # buf[i] is read before buf[k <= i] is written
@@ -264,9 +268,9 @@ def choose(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray,
 def sample(logp: np.ndarray, s: np.ndarray, features: int, buf: np.ndarray) -> int:
     """A non-pass legal action drawn with probability proportional to the model's score
     (its posterior over the moves; the paper's "softmax" for diverse playouts); PASS if none."""
-    n = E.legal_plays(s, buf)
+    n = K.legal_plays(s, buf)
     table = strengths(s, features & F_RELATIVE != 0)
-    hist = _histogram(s[E.S_HAND + s[E.S_PLAYER]], table)
+    hist = _histogram(s[K.S_HAND + s[K.S_PLAYER]], table)
     scores = np.full(n, -np.inf)
     best = -np.inf
     for i in range(n):
@@ -304,7 +308,7 @@ class OpponentModel:
     def learn_game(self, states: np.ndarray, actions: np.ndarray) -> None:
         """Learn from a finished game: ``states`` [N, S_SIZE] positions where the modelled
         player moved (its true hand in them) and ``actions`` [N] what it played."""
-        states = np.ascontiguousarray(states, np.int64).reshape(-1, E.S_SIZE)
+        states = np.ascontiguousarray(states, np.int64).reshape(-1, K.S_SIZE)
         actions = np.ascontiguousarray(actions, np.int64)
         if len(states) != len(actions):
             raise ValueError(f"{len(states)} positions but {len(actions)} actions")
@@ -313,27 +317,26 @@ class OpponentModel:
 
     def best(self, s: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
         """The model's best moves in position vector ``s``, all tied ones, ascending ids."""
-        if s[E.S_PHASE] != E.P_PLAY:
+        if s[K.S_PHASE] != K.P_PLAY:
             raise ValueError("the opponent model predicts moves of the play phase only")
-        buf = np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf
+        buf = np.empty(K.MAX_LEGAL, np.int64) if buf is None else buf
         return buf[:best_moves(self.logp, s, self.features, buf, self.passes)].copy()
 
     def predict(self, s: np.ndarray, buf: np.ndarray | None = None, first: bool = False) -> int:
         """The model's move in position vector ``s``: among tied moves the lowest id if
         ``first``, else a uniform draw (seed numba's generator)."""
-        if s[E.S_PHASE] != E.P_PLAY:
+        if s[K.S_PHASE] != K.P_PLAY:
             raise ValueError("the opponent model predicts moves of the play phase only")
         return int(choose(self.logp, s, self.features,
-                          np.empty(E.MAX_LEGAL, np.int64) if buf is None else buf, first,
+                          np.empty(K.MAX_LEGAL, np.int64) if buf is None else buf, first,
                           self.passes))
 
 
-def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def game_moves(record_game: GameRecord, game: DaihinminGame
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The play phase of one logged game as (positions [N, S_SIZE] before each turn, player to
     move [N], action [N]), submissions judged as the server judges them (a rejected one is a
     pass). The exchange is taken from the record's entries; the play starts from its result."""
-    from .game import DaihinminState, submission  # here: game.py imports this module
-
     hands = [int(h) for h in record_game.hands]
     for giver, taker, table in record_game.changes:
         cards = table_to_hand(table)
@@ -350,10 +353,10 @@ def game_moves(record_game, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         states.append(state.s.copy())
         players.append(player)
         actions.append(action)
-        E.apply(state.s, action)
+        K.apply(state.s, action)
         if state.current_player() == -3:  # 20 stalled turns: the record's random ranks
             state.apply_action(chance_action(record_game.result))
-    return (np.array(states, np.int64).reshape(-1, E.S_SIZE), np.array(players, np.int64),
+    return (np.array(states, np.int64).reshape(-1, K.S_SIZE), np.array(players, np.int64),
             np.array(actions, np.int64))
 
 
@@ -397,8 +400,8 @@ def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], mo
     if features is None:
         features = IMPROVED if model == "improved" else SIMPLE
     rng = np.random.default_rng(seed)
-    E.seed(int(rng.integers(2**31)))
-    buf = np.empty(E.MAX_LEGAL, np.int64)
+    seed_numba(int(rng.integers(2**31)))
+    buf = np.empty(K.MAX_LEGAL, np.int64)
     models = {p: OpponentModel(features, model_pass) for p in players}
     if model != "random":
         for states, movers, actions in prior:
@@ -409,7 +412,7 @@ def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], mo
     for g, (states, movers, actions) in enumerate(games):
         for p in players:
             for i in np.flatnonzero(movers == p) if g or len(prior) else []:
-                plays = buf[:E.legal_plays(states[i], buf)]
+                plays = buf[:K.legal_plays(states[i], buf)]
                 keys = sorted({option_key(a, options) for a in plays if a != PASS})
                 if len(keys) < 2:
                     continue
