@@ -37,7 +37,7 @@ import time
 import numpy as np
 
 from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.games.daihinmin import kernels as E
+from blokuszero.games.daihinmin import rules as E
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.match.uecda_match import MatchSettings

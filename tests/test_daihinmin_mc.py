@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.games.daihinmin import kernels as K
+from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState
-from blokuszero.games.daihinmin import kernels as K
+from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import A_VALUE, PASS
 from blokuszero.games.daihinmin.cards import FULL_DECK, JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.log import read_log

@@ -8,7 +8,7 @@ import pytest
 from blokuszero.games.base import CHANCE
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState, Rules
 from blokuszero.games.daihinmin import actions as A
-from blokuszero.games.daihinmin import kernels as K
+from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.cards import JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.game import submission
 from blokuszero.games.daihinmin.tables import action_to_table, analyze, table_to_action

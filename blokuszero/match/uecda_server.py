@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..games.daihinmin import kernels as K
+from ..games.daihinmin import rules as K
 from ..games.daihinmin.actions import PASS, chance_action, give_action
 from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
 from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from ..games.daihinmin import kernels as K
+from ..games.daihinmin import rules as K
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.game import DaihinminState
 from ..search.evaluators import Evaluation, Evaluator

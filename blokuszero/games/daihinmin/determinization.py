@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 
 from ..numba_random import stream_below
-from . import kernels as K
+from . import rules as K
 from .cards import JOKER, NUM_CARDS
 
 RETRIES = 100

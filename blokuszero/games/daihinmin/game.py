@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import CHANCE, TERMINAL, Game, Seed, State, as_rng
-from . import kernels as K
+from . import rules as K
 from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE, NUM_ACTIONS,
                       NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE, T_LONE_JOKER, T_PASS,
                       T_SEQUENCE, T_SINGLE, chance_action, give_action)

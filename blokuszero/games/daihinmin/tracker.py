@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels as K
+from . import rules as K
 from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
 from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
 from .game import DaihinminGame, DaihinminState

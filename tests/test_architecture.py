@@ -1,0 +1,110 @@
+"""The package's layers point down only, and no module imports one that imports it back.
+
+Read from the source (every ``import``, module-level or inside a function: a lazy import is
+still a dependency), so the test needs nothing to be importable.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "blokuszero"
+
+#: Each top-level part of the package and its layer: a module may import its own layer and the
+#: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache) are layer 0.
+LAYERS = {"games": 1, "protocols": 2, "search": 2, "nn": 3, "players": 4, "match": 5, "rl": 6,
+          "engines": 7, "bench": 8, "experiments": 8}
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (``from pkg import module`` names the module,
+    not the package, so a package's ``__init__`` is not a dependency of its modules)."""
+    modules = {_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                found = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in modules]
+                targets = found if len(found) == len(node.names) else [target, *found]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            deps.update(t for t in targets if t in modules and t != name)
+        graph[name] = deps
+    return graph
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.get(parts[1], 0) if len(parts) > 1 else 0
+
+
+def test_layers_point_down_only():
+    graph = import_graph()
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps if _layer(d) > _layer(m))
+    assert not upward, "imports that point up a layer:\n" + "\n".join(upward)
+    assert {m.split(".")[1] for m in graph if m.count(".") >= 1 and (PACKAGE / m.split(".")[1]).is_dir()} <= set(LAYERS), \
+        "a new part of the package needs its layer in LAYERS"
+
+
+def test_no_import_circles():
+    graph = import_graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, monkeypatch):
+    """The two tests above can fail: a made-up package with both faults is caught."""
+    package = tmp_path / "blokuszero"
+    for part in ("games", "match"):
+        (package / part).mkdir(parents=True)
+        (package / part / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "games" / "a.py").write_text("from . import b\nfrom ..match import arena\n")
+    (package / "games" / "b.py").write_text("def f():\n    from .a import x\n")
+    (package / "match" / "arena.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    graph = import_graph()
+    assert graph["blokuszero.games.a"] == {"blokuszero.games.b", "blokuszero.match.arena"}
+    assert graph["blokuszero.games.b"] == {"blokuszero.games.a"}
+    for check in (test_layers_point_down_only, test_no_import_circles):
+        try:
+            check()
+        except AssertionError:
+            continue
+        raise AssertionError(f"{check.__name__} missed the fault")
