@@ -108,3 +108,10 @@ def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, monkeypatch):
         except AssertionError:
             continue
         raise AssertionError(f"{check.__name__} missed the fault")
+
+
+def test_every_module_says_its_job_in_its_first_line():
+    """docs/ARCHITECTURE.md names the packages; each module's docstring opens with its job."""
+    silent = [str(p.relative_to(PACKAGE.parent)) for p in sorted(PACKAGE.rglob("*.py"))
+              if not (ast.get_docstring(ast.parse(p.read_text())) or "").strip()]
+    assert not silent, "modules without a docstring saying their job:\n" + "\n".join(silent)
