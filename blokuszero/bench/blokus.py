@@ -5,7 +5,7 @@ and complete random playouts from the empty board (uniform, and the epsilon-gree
 "largest piece" policy of SPEC §2), both inside numba (what search uses) and through the
 Python API. Usage::
 
-    python -m blokuszero.bench blokus [--seconds 5] [--json out.json]
+    python -m blokuszero.bench blokus [--seconds 5] [--games 200] [--json out.json]
 """
 
 from __future__ import annotations
@@ -63,12 +63,13 @@ def _rate(fn: Callable[[int], object], seconds: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     command = parser("blokus", __doc__)
     command.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    command.add_argument("--games", type=int, help="only the first GAMES reference games' positions (default: all 200)")
     args = command.parse_args(argv)
     load_before = load()
     t = E.TABLES
     results: dict[str, float] = {}
 
-    positions = nb.typed.List([state.arrays for state in every_position()])
+    positions = nb.typed.List([state.arrays for state in every_position(args.games)])
     scratch, out = E.new_arrays(), np.empty(t.piece.shape[0], np.int32)
     _generate_all(positions, scratch, t, out, False)
     _generate_all(positions, scratch, t, out, True)

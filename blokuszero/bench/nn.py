@@ -8,7 +8,7 @@ weights run eagerly, in channels-last memory format and through ``torch.compile`
 ``--rounds``. Usage::
 
     python -m blokuszero.bench nn [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
-        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--json out.json]
+        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--games 200] [--json out.json]
     python -m blokuszero.bench nn --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
 """
 
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     command.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
     command.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
     command.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    command.add_argument("--games", type=int, help="positions from the first GAMES reference games (default: all 200)")
     args = command.parse_args(argv)
     load_before = load()
     if args.threads:
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.device(args.device)
     batches = [int(b) for b in args.batches.split(",")]
     # Enough positions that the evaluator does not see one batch twice in a row.
-    states = positions(2 * max(batches))
+    states = positions(2 * max(batches), games=args.games)
     info = machine(device, args.half)
     info["mean_legal_moves"] = float(np.mean([len(s.legal_actions()) for s in states]))
     if args.variants:
