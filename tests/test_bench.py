@@ -31,9 +31,10 @@ TINY = {
 
 
 def _rates(row: dict, keys: set[str]) -> None:
-    """``row`` has exactly ``keys``, each a finite number at least 0."""
+    """``row`` has exactly ``keys``, each a finite number (at tiny budgets a difference of two
+    timings, as the move generation's without the copy, may come out below 0)."""
     assert set(row) == keys
-    assert all(math.isfinite(row[k]) and row[k] >= 0 for k in keys), row
+    assert all(isinstance(row[k], (int, float)) and math.isfinite(row[k]) for k in keys), row
 
 
 def _blokus(r: dict) -> None:

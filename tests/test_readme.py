@@ -125,7 +125,8 @@ COMMANDS: dict[str, Run] = {
         Run(("--games", "1", "--engine1", "blokuszero-go-gtp --playouts 20"), needs="gnugo"),
     "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
         Run(("--games", "2", "--playouts", "20", "--workers", "1")),
-    "python -m blokuszero.bench go": Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
+    "python -m blokuszero.bench go":
+        Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
     "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
@@ -158,7 +159,8 @@ COMMANDS: dict[str, Run] = {
         ("--matches", "1", "--play-clock", "2"), ports=(9147, 9148), needs="blokuszero-ggp-player",
         servers=("blokuszero-ggp-player --port 9147 --simulations 20",
                  "blokuszero-ggp-player --port 9148 --simulations 20")),
-    "python -m blokuszero.bench ggp --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python -m blokuszero.bench ggp --games connectfour chinesecheckers4":
+        Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python scripts/ggp_policy_learning.py --game tictactoe": Run((
         "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
         "--test-sims", "5", "--match-games", "1", "--match-sims", "5", "--out", "runs/ggp_policy_readme",
