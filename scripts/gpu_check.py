@@ -2,12 +2,12 @@
 8 minutes on one GPU. ``scripts/gpu_check.sh`` runs it; the figures are printed and saved as JSON.
 
 1. ``network``: evaluations per second of b10c128 at batches 256, 1,024 and 4,096, fp32 and fp16,
-   from ``bench_nn.measure`` (``forward_per_s``: the network alone on encoded planes;
+   from ``blokuszero.bench.nn.measure`` (``forward_per_s``: the network alone on encoded planes;
    ``evaluate_per_s``: ``NetworkEvaluator.evaluate`` on real positions, encoding and legal moves
    included), three warm-up calls first, every call timed to its ``torch.cuda.synchronize``.
 2. ``selfplay``: self-play leaves (simulations) per second of 1, 2 and 4 actor processes sharing
    the GPU, each with 512 games in lockstep and 2 leaves per tree (batches of 1,024 leaves, as
-   ``selfplay=gpu``), 32 simulations per move, fp16, from ``bench_selfplay.shared_device_rates``.
+   ``selfplay=gpu``), 32 simulations per move, fp16, from ``blokuszero.bench.selfplay.shared_device_rates``.
 3. ``train``: ``python train.py hardware=gpu8`` laid out for one GPU (2 actors at 0.25 GPU, the
    learner's reserved 0.5), b10c128, for ``train.max_minutes=3``; steps per second and games per
    hour from the run's TensorBoard scalars and ``summary.json`` (the learner is not held to
@@ -109,7 +109,7 @@ def machine(device: torch.device) -> dict:
 
 
 def network_section(sizes: Sizes, device: torch.device) -> list[dict]:
-    import bench_nn
+    from blokuszero.bench import nn as bench_nn
 
     # Enough positions that the evaluator does not see one batch twice in a row.
     states = bench_nn.positions(2 * max(sizes.batches), games=sizes.nn_games)
@@ -131,7 +131,7 @@ def network_section(sizes: Sizes, device: torch.device) -> list[dict]:
 
 
 def selfplay_section(sizes: Sizes, device: torch.device) -> list[dict]:
-    import bench_selfplay
+    from blokuszero.bench.selfplay import shared_device_rates
     from blokuszero.rl.selfplay import SelfPlaySettings
 
     settings = SelfPlaySettings(simulations=sizes.sp_simulations, games_in_parallel=sizes.sp_games,
@@ -140,7 +140,7 @@ def selfplay_section(sizes: Sizes, device: torch.device) -> list[dict]:
     print(f"self-play {sizes.sp_model}: {sizes.sp_games} games per actor, {sizes.sp_leaves_per_tree} leaves per "
           f"tree, {sizes.sp_simulations} simulations, {'fp16' if half else 'fp32'}, actors sharing {device} "
           f"({sizes.sp_seconds:g} s each)")
-    rows = bench_selfplay.shared_device_rates(sizes.sp_model, list(sizes.sp_actors), settings, sizes.sp_seconds,
+    rows = shared_device_rates(sizes.sp_model, list(sizes.sp_actors), settings, sizes.sp_seconds,
                                               str(device), half, sizes.sp_threads, sizes.sp_warmup)
     print(f"{'actors':>6s} {'leaves/s':>10s} {'per actor':>10s} {'positions/s':>12s} {'fill':>5s}")
     for r in rows:
@@ -242,7 +242,6 @@ def main(argv: list[str] | None = None) -> int:
               f"run it on a machine with a GPU and a CUDA build of torch, or rehearse on the CPU with --dry-run",
               file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT / "scripts"))  # bench_nn, bench_selfplay
     sizes = DRY if args.dry_run else FULL
     if args.dry_run:  # torch's threads spin against each other on a busy CPU: one is faster there
         torch.set_num_threads(1)

@@ -125,7 +125,8 @@ COMMANDS: dict[str, Run] = {
         Run(("--games", "1", "--engine1", "blokuszero-go-gtp --playouts 20"), needs="gnugo"),
     "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
         Run(("--games", "2", "--playouts", "20", "--workers", "1")),
-    "python scripts/bench_go.py": Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
+    "python -m blokuszero.bench go":
+        Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
     "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
@@ -133,7 +134,7 @@ COMMANDS: dict[str, Run] = {
     "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
         Run(skip="joins a UECda server elsewhere, which no test can reach; the match above runs this "
                  "client against our server over TCP (and tests/test_daihinmin_tcp.py)"),
-    "python scripts/bench_daihinmin.py": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
+    "python -m blokuszero.bench daihinmin": Run(("--seconds", "0.2", "--repeats", "1", "--games", "2")),
     "python scripts/daihinmin_match.py --games 1000 --players mc:random:100,default,default,default,default":
         Run(("--games", "2", "--seed", "3", "--players", "mc:random:5,default,default,default,default")),
     "python scripts/daihinmin_match.py --games 1000 --players mc:random:100,mc:default:100,mc:model:100,default,"
@@ -158,7 +159,8 @@ COMMANDS: dict[str, Run] = {
         ("--matches", "1", "--play-clock", "2"), ports=(9147, 9148), needs="blokuszero-ggp-player",
         servers=("blokuszero-ggp-player --port 9147 --simulations 20",
                  "blokuszero-ggp-player --port 9148 --simulations 20")),
-    "python scripts/bench_ggp.py --games connectfour chinesecheckers4": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python -m blokuszero.bench ggp --games connectfour chinesecheckers4":
+        Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python scripts/ggp_policy_learning.py --game tictactoe": Run((
         "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
         "--test-sims", "5", "--match-games", "1", "--match-sims", "5", "--out", "runs/ggp_policy_readme",
@@ -171,13 +173,15 @@ COMMANDS: dict[str, Run] = {
     "--records docs/ggp_experience_games.jsonl":
         Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png",
              "--records", "report/ggp_experience_games.jsonl")),
-    "python scripts/bench_blokus.py": Run(("--seconds", "0.2",)),
-    "python scripts/bench_search.py": Run(("--simulations", "20", "--positions", "1")),
-    "python scripts/bench_search.py --spec '{\"preset\": \"alphazero\", \"checkpoint\": "
+    "python -m blokuszero.bench --help": Run(slow=False),
+    "python -m blokuszero.bench blokus": Run(("--seconds", "0.2", "--games", "5")),
+    "python -m blokuszero.bench search": Run(("--simulations", "20", "--positions", "1")),
+    "python -m blokuszero.bench search --spec '{\"preset\": \"alphazero\", \"checkpoint\": "
     "\"checkpoints/blokus_b2c32conv_gumbel.pt\", \"leaves_per_batch\": 8, \"virtual_loss\": true}'":
         Run(("--simulations", "20", "--positions", "1")),
-    "python scripts/bench_ggp.py": Run(("--games", "tictactoe", "--seconds", "0.2")),
-    "python scripts/bench_ggp_experience.py": Run(
+    "python -m blokuszero.bench core --scale 0.1": Run(("--scale", "0.01")),
+    "python -m blokuszero.bench ggp": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python -m blokuszero.bench ggp_experience": Run(
         ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
 }
 

@@ -12,7 +12,7 @@ reads and the candidates that share a block with the query: how many stored keys
 are far from uniform (long runs of blank cells), so when the query's buckets hold more
 candidates than the Hamming ball has keys (2,081 for 64-bit keys), every key of the ball is
 probed in the exact table instead: the previous lookup, also :meth:`ExperienceTable.
-similar_ball`, the baseline of ``scripts/bench_ggp_experience.py``. No lookup costs more than
+similar_ball`, the baseline of ``python -m blokuszero.bench ggp_experience``. No lookup costs more than
 the ball's 2,081 probes. Hashes are Fibonacci hashing (a multiplication by the golden ratio).
 """
 

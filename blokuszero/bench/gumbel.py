@@ -7,24 +7,24 @@ thread, process CPU time (robust to other jobs on the machine):
 - lockstep self-play of ``--games`` games at ``--selfplay-simulations`` (the CPU default's 8),
   with the bytes of a game record (Gumbel's target covers every legal move, PUCT's the visited).
 
-    python scripts/bench_gumbel.py --repeats 2
+    python -m blokuszero.bench gumbel --repeats 2
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import torch
 
-from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus.encoder import BlokusEncoder
-from blokuszero.nn.evaluator import NetworkEvaluator
-from blokuszero.nn.model import build_model
-from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
-from blokuszero.search.alphazero import network_search
-from blokuszero.search.mcts import MCTS
+from ..games.blokus import BlokusGame
+from ..games.blokus.encoder import BlokusEncoder
+from ..nn.evaluator import NetworkEvaluator
+from ..nn.model import build_model
+from ..rl.selfplay import LockstepSelfPlay, SelfPlaySettings
+from ..search.alphazero import network_search
+from ..search.mcts import MCTS
+from .harness import finish, load, parser
 
 NAMES = {False: "puct+dirichlet", True: "gumbel"}
 
@@ -60,31 +60,32 @@ def selfplay(game, evaluator, gumbel: bool, games: int, simulations: int, seed: 
     stats = LockstepSelfPlay(game, evaluator, settings, seed).play(games, records.append)
     cpu = time.process_time() - start
     return {"ms_per_sim": 1000 * cpu / stats.simulations,
-            "targets_per_position": np.mean([len(g.policy_actions) / g.num_positions for g in records]),
-            "kb_per_game": np.mean([g.nbytes for g in records]) / 1024}
+            "targets_per_position": float(np.mean([len(g.policy_actions) / g.num_positions for g in records])),
+            "kb_per_game": float(np.mean([g.nbytes for g in records])) / 1024}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--selfplay-simulations", type=int, default=8)
-    parser.add_argument("--games", type=int, default=8)
-    parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    command = parser("gumbel", __doc__)
+    command.add_argument("--simulations", type=int, default=64)
+    command.add_argument("--selfplay-simulations", type=int, default=8)
+    command.add_argument("--games", type=int, default=8)
+    command.add_argument("--repeats", type=int, default=2)
+    args = command.parse_args(argv)
+    load_before = load()
     torch.set_num_threads(1)
     torch.manual_seed(0)
     game = BlokusGame()
     evaluator = NetworkEvaluator(build_model("b2c32conv"), BlokusEncoder())
     for gumbel in NAMES:  # warm-up: numba compilation
         search_ms(game, evaluator, gumbel, 4, 0)
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in NAMES.values()}
     for rep in range(args.repeats):
         for gumbel, name in NAMES.items():
             ms = search_ms(game, evaluator, gumbel, args.simulations, rep)
             sp = selfplay(game, evaluator, gumbel, args.games, args.selfplay_simulations, rep)
+            results[name].append({"search_ms_per_sim": ms, "selfplay_ms_per_sim": sp["ms_per_sim"],
+                                  "targets_per_position": sp["targets_per_position"], "kb_per_game": sp["kb_per_game"]})
             print(f"{name:15s} repeat {rep}: search {ms:.2f} ms/sim ({args.simulations} sims); self-play "
                   f"{sp['ms_per_sim']:.2f} ms/sim ({args.selfplay_simulations} sims, {args.games} games), "
                   f"{sp['targets_per_position']:.1f} targets/position, {sp['kb_per_game']:.1f} KB/game")
-
-
-if __name__ == "__main__":
-    main()
+    finish("gumbel", args, results, load_before)

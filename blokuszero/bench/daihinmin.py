@@ -20,31 +20,28 @@ Figures:
 
 The best of ``--repeats`` timings is reported with the median. Usage::
 
-    python scripts/bench_daihinmin.py [--seconds 3] [--repeats 3] [--games 200] [--mc-playouts 100]
+    python -m blokuszero.bench daihinmin [--seconds 3] [--repeats 3] [--games 200] [--mc-playouts 100]
         [--no-server] [--json out.json]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
 import statistics
 import sys
 import time
 
 import numpy as np
 
-from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.games.daihinmin import rules as E
-from blokuszero.games.numba_random import seed_numba
-from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_server import LocalSeat, run_match
-from blokuszero.players.daihinmin_opponent_model import IMPROVED, OpponentModel
-from blokuszero.games.testing import random_positions
-from blokuszero.players.daihinmin_mc import MonteCarloPlayer
+from ..games.daihinmin import DaihinminGame
+from ..games.daihinmin import rules as E
+from ..games.numba_random import seed_numba
+from ..games.testing import random_positions
+from ..match.uecda_match import MatchSettings
+from ..match.uecda_server import LocalSeat, run_match
+from ..players.daihinmin_default_client import DefaultClient
+from ..players.daihinmin_mc import MonteCarloPlayer
+from ..players.daihinmin_opponent_model import IMPROVED, OpponentModel
+from .harness import data_path, finish, load, parser, timed_rate
 
 
 def playout_rate(seconds: float) -> tuple[float, float]:
@@ -53,12 +50,15 @@ def playout_rate(seconds: float) -> tuple[float, float]:
     buf = np.empty(E.MAX_LEGAL, np.int64)
     seed_numba(1)
     E.playouts_from(state.s, 1, buf)
-    done = moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    moves = 0
+
+    def step() -> int:
+        nonlocal moves
         moves += E.playouts_from(state.s, 200, buf)
-        done += 200
-    return done / (time.perf_counter() - start), moves / done
+        return 200
+
+    rate, done = timed_rate(step, seconds)
+    return rate, moves / done
 
 
 def movegen_rate(seconds: float) -> tuple[float, float]:
@@ -68,12 +68,15 @@ def movegen_rate(seconds: float) -> tuple[float, float]:
                           if not p.is_terminal()])
     buf = np.empty(E.MAX_LEGAL, np.int64)
     E.generate_all(positions[:2], buf)
-    done = actions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    actions = 0
+
+    def step() -> int:
+        nonlocal actions
         actions += E.generate_all(positions, buf)
-        done += len(positions)
-    return done / (time.perf_counter() - start), actions / done
+        return len(positions)
+
+    rate, done = timed_rate(step, seconds)
+    return rate, actions / done
 
 
 def server_rate(games: int, tcp: bool) -> float:
@@ -86,7 +89,7 @@ def server_rate(games: int, tcp: bool) -> float:
         return games / (time.perf_counter() - start)
     import subprocess
 
-    from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
+    from ..protocols.uecda import TcpSeat, accept_player, listen
 
     listener = listen("127.0.0.1", 0)
     port = listener.getsockname()[1]
@@ -108,13 +111,11 @@ def server_rate(games: int, tcp: bool) -> float:
 def learned_models() -> tuple[np.ndarray, np.ndarray]:
     """(logp [5, K], modelled [5]): improved models of the five default clients of the
     official record in tests/data, learned from its first 100 games."""
-    from pathlib import Path
+    from ..games.daihinmin.log import read_log
+    from ..players.daihinmin_opponent_model import game_moves
+    from ..match.uecda_replay import rules_of
 
-    from blokuszero.games.daihinmin.log import read_log
-    from blokuszero.players.daihinmin_opponent_model import game_moves
-    from blokuszero.match.uecda_replay import rules_of
-
-    record = read_log(Path(__file__).parents[1] / "tests" / "data" / "daihinmin_default5_match1.log")
+    record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])
     models = [OpponentModel(IMPROVED) for _ in range(5)]
     for g in record.games[:100]:
@@ -134,14 +135,17 @@ def mc_rate(policy: str, playouts: int, seconds: float) -> tuple[float, float]:
     if player.uses_models:
         player.playout_models = learned_models()
     player.choose_action(positions[0])  # compile
-    done = sims = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        player.choose_action(positions[done % len(positions)])
+    decisions = sims = 0
+
+    def step() -> int:
+        nonlocal decisions, sims
+        player.choose_action(positions[decisions % len(positions)])
         sims += player.last_result.simulations
-        done += 1
-    elapsed = time.process_time() - start
-    return sims / elapsed, done / elapsed
+        decisions += 1
+        return 1
+
+    rate, done = timed_rate(step, seconds, time.process_time)
+    return sims / done * rate, rate
 
 
 def model_times() -> tuple[float, float]:
@@ -172,17 +176,16 @@ def model_times() -> tuple[float, float]:
     return learn_us, (time.process_time() - start) / len(positions) * 1e6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--mc-playouts", type=int, default=100)
-    parser.add_argument("--no-server", action="store_true", help="skip the server figures")
-    parser.add_argument("--json", default=None)
-    args = parser.parse_args()
-    out = {"machine": platform.processor() or platform.machine(),
-           "load": os.getloadavg()[0]}
+def main(argv: list[str] | None = None) -> None:
+    command = parser("daihinmin", __doc__)
+    command.add_argument("--seconds", type=float, default=3.0)
+    command.add_argument("--repeats", type=int, default=3)
+    command.add_argument("--games", type=int, default=200)
+    command.add_argument("--mc-playouts", type=int, default=100)
+    command.add_argument("--no-server", action="store_true", help="skip the server figures")
+    args = command.parse_args(argv)
+    load_before = load()
+    out = {}
     for name, fn in (("playouts", lambda: playout_rate(args.seconds)),
                      ("movegen", lambda: movegen_rate(args.seconds))):
         runs = [fn() for _ in range(args.repeats)]
@@ -206,11 +209,4 @@ def main() -> None:
         rate = server_rate(args.games, tcp)
         out[name] = rate
         print(f"{name}: {rate:.1f} games/s ({args.games} games, 5 default clients)")
-    out["load_after"] = os.getloadavg()[0]
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
-
-
-if __name__ == "__main__":
-    main()
+    finish("daihinmin", args, out, load_before)

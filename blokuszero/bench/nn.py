@@ -7,40 +7,31 @@ the legal logits and the copy back. ``--variants`` instead times the forward pas
 weights run eagerly, in channels-last memory format and through ``torch.compile``, alternating in
 ``--rounds``. Usage::
 
-    python scripts/bench_nn.py [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
-        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--json out.json]
-    python scripts/bench_nn.py --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
+    python -m blokuszero.bench nn [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
+        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--games 200] [--json out.json]
+    python -m blokuszero.bench nn --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import platform
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from blokuszero.games.blokus import BlokusGame, BlokusState
-from blokuszero.games.blokus.encoder import BlokusEncoder, encode_batch
-from blokuszero.nn import NetworkEvaluator, build_model
-
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
+from ..games.blokus import BlokusState
+from ..games.blokus.encoder import BlokusEncoder, encode_batch
+from ..nn import NetworkEvaluator, build_model
+from .harness import every_position, finish, load, parser
 
 
 def positions(count: int, seed: int = 0, games: int | None = None) -> list[BlokusState]:
     """``count`` positions drawn at random from every non-terminal position of the reference games
     (of the first ``games`` of them; None: all 200)."""
-    out = []
-    for line in DATA.read_text().splitlines()[:games]:
-        state = BlokusGame().new_initial_state()
-        for move in [m for m in json.loads(line)["moves"] if m != "pass"]:
-            out.append(state.clone())
-            state.apply_action(state.string_to_action(move))
+    out = every_position(games)
     rng = np.random.default_rng(seed)
     return [out[i] for i in rng.choice(len(out), size=min(count, len(out)), replace=False)]
 
@@ -125,32 +116,34 @@ def machine(device: torch.device, half: bool) -> dict:
     return info
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="b10c128,b2c32,b2c32conv", help="comma-separated MODEL_SIZES names")
-    parser.add_argument("--batches", default="1,64,256", help="comma-separated batch sizes")
-    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    parser.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed calls before each measurement")
-    parser.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    command = parser("nn", __doc__)
+    command.add_argument("--models", default="b10c128,b2c32,b2c32conv", help="comma-separated MODEL_SIZES names")
+    command.add_argument("--batches", default="1,64,256", help="comma-separated batch sizes")
+    command.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
+    command.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    command.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
+    command.add_argument("--warmup", type=int, default=1, help="untimed calls before each measurement")
+    command.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
+    command.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
+    command.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    command.add_argument("--games", type=int, help="positions from the first GAMES reference games (default: all 200)")
+    args = command.parse_args(argv)
+    load_before = load()
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     batches = [int(b) for b in args.batches.split(",")]
     # Enough positions that the evaluator does not see one batch twice in a row.
-    states = positions(2 * max(batches))
+    states = positions(2 * max(batches), games=args.games)
     info = machine(device, args.half)
     info["mean_legal_moves"] = float(np.mean([len(s.legal_actions()) for s in states]))
     if args.variants:
         variants = args.variants.split(",")
         unknown = sorted(set(variants) - {"eager", "channels_last", "compile"})
         if unknown:
-            raise SystemExit(f"bench_nn: unknown variants {unknown}; choose from eager, channels_last, compile")
+            raise SystemExit(f"blokuszero.bench nn: unknown variants {unknown}; choose from eager, channels_last, "
+                             f"compile")
         results = [forward_variants(name, batch, states, args.seconds, device, args.half, variants, args.rounds)
                    for name in args.models.split(",") for batch in batches]
         print(", ".join(f"{k}: {v}" for k, v in info.items()))
@@ -158,8 +151,7 @@ def main() -> None:
         print(f"{'model':12s} {'batch':>5s} " + " ".join(f"{v:>14s}" for v in variants))
         for r in results:
             print(f"{r['model']:12s} {r['batch']:5d} " + " ".join(f"{r[v]:14,.0f}" for v in variants))
-        if args.json:
-            args.json.write_text(json.dumps({"machine": info, "results": results}, indent=2))
+        finish("nn", args, {"machine": info, "results": results}, load_before)
         return
     results = [measure(name, batch, states, args.seconds, device, args.half, args.warmup)
                for name in args.models.split(",") for batch in batches]
@@ -168,9 +160,4 @@ def main() -> None:
     for r in results:
         print(f"{r['model']:12s} {r['policy_head']:4s} {r['parameters']:10,d} {r['batch']:5d} "
               f"{r['forward_per_s']:10,.0f} {r['evaluate_per_s']:10,.0f}")
-    if args.json:
-        args.json.write_text(json.dumps({"machine": info, "results": results}, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    finish("nn", args, {"machine": info, "results": results}, load_before)

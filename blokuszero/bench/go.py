@@ -12,26 +12,23 @@ Searches alternate between the two rules ``--repeats`` times; the best rate of e
 reported (the least disturbed by other jobs on the machine) together with the median.
 Usage::
 
-    python scripts/bench_go.py [--sizes 9 13 19] [--seconds 3] [--repeats 5] [--json out.json]
+    python -m blokuszero.bench go [--sizes 9 13 19] [--seconds 3] [--repeats 5] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
 import time
-from pathlib import Path
 
 import numba as nb
 import numpy as np
 
-from blokuszero.games.go import GoGame
-from blokuszero.games.go import playouts as P
-from blokuszero.players.factory import make_player
-from blokuszero.games.numba_random import seed_numba
+from ..games.go import GoGame
+from ..games.go import playouts as P
+from ..games.numba_random import seed_numba
+from ..players.factory import make_player
+from .harness import finish, load, parser, timed_rate
 
 
 @nb.njit(cache=True)
@@ -51,11 +48,15 @@ def engine_rate(game: GoGame, seconds: float, rules: int = 0,
     players = np.empty(game.max_game_length, np.int64)
     points = np.empty(game.max_game_length, np.int64)
     _playouts(root, game.width, 1, rules, players, points)
-    done, moves, start = 0, 0, clock()
-    while clock() - start < seconds:
+    moves = 0
+
+    def step() -> int:
+        nonlocal moves
         moves += _playouts(root, game.width, 100, rules, players, points)
-        done += 100
-    return done / (clock() - start), moves / done
+        return 100
+
+    rate, done = timed_rate(step, seconds, clock)
+    return rate, moves / done
 
 
 def search_rate(game: GoGame, k: float, simulations: int, seed: int, preset: str = "go_rave",
@@ -68,25 +69,27 @@ def search_rate(game: GoGame, k: float, simulations: int, seed: int, preset: str
     return simulations / (clock() - start)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 13, 19])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time of the engine measurement")
-    parser.add_argument("--simulations", type=int, default=10_000, help="playouts per search on 9x9 "
-                        "(scaled down by the board's area for larger boards)")
-    parser.add_argument("--repeats", type=int, default=5, help="searches per rule and size")
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--rules-only", action="store_true",
-                        help="only the engine rate of each Fuego-style playout rule alone and of all "
-                             "together next to uniform playouts (no searches), in CPU time, the "
-                             "parts alternating over --repeats rounds")
-    args = parser.parse_args()
-    if args.rules_only:
-        rule_rates(args)
-        return
+def main(argv: list[str] | None = None) -> None:
+    command = parser("go", __doc__)
+    command.add_argument("--sizes", type=int, nargs="+", default=[9, 13, 19])
+    command.add_argument("--seconds", type=float, default=3.0, help="time of the engine measurement")
+    command.add_argument("--simulations", type=int, default=10_000, help="playouts per search on 9x9 "
+                         "(scaled down by the board's area for larger boards)")
+    command.add_argument("--repeats", type=int, default=5, help="searches per rule and size")
+    command.add_argument("--rules-only", action="store_true",
+                         help="only the engine rate of each Fuego-style playout rule alone and of all "
+                              "together next to uniform playouts (no searches), in CPU time, the "
+                              "parts alternating over --repeats rounds")
+    args = command.parse_args(argv)
+    load_before = load()
+    results = rule_rates(args) if args.rules_only else search_rates(args)
+    finish("go", args, results, load_before)
+
+
+def search_rates(args: argparse.Namespace) -> dict:
+    """Print (and return) the engine's playouts per second and RAVE searches' per size."""
     seed_numba(0)
-    results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-                     "load_average": os.getloadavg(), "sizes": {}}
+    results: dict = {"sizes": {}}
     for size in args.sizes:
         game = GoGame(size)
         rate, length = engine_rate(game, args.seconds)
@@ -108,21 +111,17 @@ def main() -> None:
               f"({simulations} playouts) plain RAVE {max(plain):,.0f}/s (median {statistics.median(plain):,.0f}), "
               f"pattern (1.5, 1) {max(pattern):,.0f}/s (median {statistics.median(pattern):,.0f}): "
               f"overhead {entry['pattern_overhead']:.1%}", flush=True)
-    results["load_average_after"] = os.getloadavg()
-    print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    return results
 
 
-def rule_rates(args: argparse.Namespace) -> None:
-    """Print (and store) playouts per CPU second per Fuego-style rule and size: uniform, each
+def rule_rates(args: argparse.Namespace) -> dict:
+    """Print (and return) playouts per CPU second per Fuego-style rule and size: uniform, each
     rule alone (the self-atari correction on its own corrects only the random moves), the four
     rules of the first version together, and all; the parts alternate, ``--repeats`` rounds."""
     seed_numba(0)
     before = P.ATARI_CAPTURE | P.ATARI_DEFENCE | P.LOW_LIBERTY | P.FILL_BOARD
     parts = {"uniform": 0, **P.RULES, "first four": before, "fuego (all)": P.ALL_RULES}
-    results: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-                     "load_average": os.getloadavg(), "sizes": {}}
+    results: dict = {"sizes": {}}
     for size in args.sizes:
         game = GoGame(size)
         rates: dict[str, list[float]] = {name: [] for name in parts}
@@ -149,11 +148,4 @@ def rule_rates(args: argparse.Namespace) -> None:
         for preset, out in searches.items():
             each = " ".join(f"{x:8,.0f}" for x in out)
             print(f"{size}x{size} search {preset:8s} ({simulations} playouts) {each} playouts/CPU s", flush=True)
-    results["load_average_after"] = os.getloadavg()
-    print(f"load average before {results['load_average'][0]:.2f}, after {results['load_average_after'][0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    return results

@@ -6,8 +6,8 @@ loaded machine) of the paper's MCTS-MaxN, side by side in one run, alternating r
 
 - this tree's search (the compiled loop, ``search/compiled.py``) and, with ``--python-loop``, the
   Python loop on this tree's engine (``compiled=False``);
-- with ``--before DIR``: the same measurement of another checkout (e.g. the main branch) in a
-  subprocess with DIR first on the path;
+- with ``--before DIR``: the same measurement of another checkout's package (e.g. the main
+  branch) by this tree's measuring code, in a subprocess (``harness.run_in_checkout``);
 - with ``--pentobi BINARY``: Pentobi's GTP engine (one thread, no book) on the same positions,
   one ``genmove`` per position at each ``--pentobi-levels`` level, its rate the simulations of
   its ``Sim N`` log line over its ``cputime`` difference.
@@ -20,7 +20,7 @@ alone. ``--profile`` splits a simulation's time into its parts with cProfile (th
 cProfile slows the Python parts more than the numba kernels, so the shares are an upper bound
 for Python). Usage::
 
-    python scripts/bench_search.py [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
+    python -m blokuszero.bench search [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
         [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json]
         [--split] [--profile] [--spec '{"preset": "alphazero", "checkpoint": PATH}' ...]
 """
@@ -35,38 +35,18 @@ import platform
 import pstats
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numba as nb
 import numpy as np
 
-from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus import rules as E
-from blokuszero.players.factory import make_player
-
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
-
+from ..games.blokus import BlokusGame
+from ..games.blokus import rules as E
+from ..players.factory import make_player
+from .harness import finish, load, parser, positions_after, reference_games, run_in_checkout
 
 PHASES = (("opening", 4), ("middle", 30))
-
-
-def game_moves(count: int) -> list[list[str]]:
-    """The placements (Pentobi notation) of the first ``count`` reference games."""
-    return [[m for m in json.loads(line)["moves"] if m != "pass"]
-            for line in DATA.read_text().splitlines()[:count]]
-
-
-def positions_after(placements: int, count: int) -> list:
-    """The position after ``placements`` moves in each of the first ``count`` reference games."""
-    out = []
-    for moves in game_moves(count):
-        state = BlokusGame().new_initial_state()
-        for move in moves[:placements]:
-            state.apply_action(state.string_to_action(move))
-        out.append(state)
-    return out
 
 
 def measure(states, simulations: int, python_loop: bool = False,
@@ -88,12 +68,10 @@ def measure(states, simulations: int, python_loop: bool = False,
 
 
 def measure_before(directory: Path, simulations: int, positions: int) -> dict[str, dict]:
-    """:func:`measure` of the checkout in ``directory``, in a subprocess (its package first)."""
-    env = {**os.environ, "PYTHONPATH": str(directory)}
-    out = subprocess.run([sys.executable, __file__, "--ours-json", "--simulations", str(simulations),
-                          "--positions", str(positions)], env=env, cwd=directory,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """:func:`measure` of the package of the checkout in ``directory``, in a subprocess."""
+    out = run_in_checkout(directory, "search", ["--ours-json", "--simulations", str(simulations),
+                                                "--positions", str(positions)])
+    return json.loads(out.strip().splitlines()[-1])
 
 
 @nb.njit(cache=True)
@@ -128,7 +106,7 @@ def measure_pentobi(binary: str, level: int, placements: int, count: int) -> dic
     seed 1), simulations from its ``Sim N`` stderr lines, CPU time from ``cputime``."""
     colours = ("blue", "yellow", "red", "green")
     sims, cpu = 0, 0.0
-    for moves in game_moves(count):
+    for moves in reference_games(count):
         state = BlokusGame().new_initial_state()
         commands = []
         for move in moves[:placements]:
@@ -184,39 +162,44 @@ def profile(states, simulations: int) -> tuple[float, list[tuple[str, float]]]:
     return total / sims, shares
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--simulations", type=int, default=800, help="simulations per search")
-    parser.add_argument("--positions", type=int, default=5, help="positions per game phase")
-    parser.add_argument("--rounds", type=int, default=1, help="alternating rounds of every measurement")
-    parser.add_argument("--python-loop", action="store_true", help="also the Python loop on this tree")
-    parser.add_argument("--before", type=Path, help="also this checkout (e.g. the main branch)")
-    parser.add_argument("--pentobi", help="also this pentobi-gtp binary")
-    parser.add_argument("--pentobi-levels", type=int, nargs="+", default=[6], help="Pentobi levels")
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--ours-json", action="store_true", help=argparse.SUPPRESS)  # for --before
-    parser.add_argument("--profile", action="store_true", help="where a simulation's time goes")
-    parser.add_argument("--split", action="store_true", help="compiled search: playout share")
-    parser.add_argument("--spec", action="append", type=json.loads, default=[],
-                        help="instead of MCTS-MaxN, these player specs (JSON, repeatable), side by side")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    command = parser("search", __doc__)
+    command.add_argument("--simulations", type=int, default=800, help="simulations per search")
+    command.add_argument("--positions", type=int, default=5, help="positions per game phase")
+    command.add_argument("--rounds", type=int, default=1, help="alternating rounds of every measurement")
+    command.add_argument("--python-loop", action="store_true", help="also the Python loop on this tree")
+    command.add_argument("--before", type=Path, help="also this checkout (e.g. the main branch)")
+    command.add_argument("--pentobi", help="also this pentobi-gtp binary")
+    command.add_argument("--pentobi-levels", type=int, nargs="+", default=[6], help="Pentobi levels")
+    command.add_argument("--ours-json", action="store_true", help=argparse.SUPPRESS)  # for --before
+    command.add_argument("--profile", action="store_true", help="where a simulation's time goes")
+    command.add_argument("--split", action="store_true", help="compiled search: playout share")
+    command.add_argument("--spec", action="append", type=json.loads, default=[],
+                         help="instead of MCTS-MaxN, these player specs (JSON, repeatable), side by side")
+    args = command.parse_args(argv)
+    load_before = load()
     # Network players on one thread too (torch is imported only when a spec needs it).
     if any(spec.get("preset") == "alphazero" or spec.get("kind") == "alphazero" for spec in args.spec):
         import torch
         torch.set_num_threads(1)
     if args.split:
+        parts = {}
         for phase, placements in PHASES:
-            r = split(positions_after(placements, args.positions), args.simulations)
+            r = parts[phase] = split(positions_after(placements, args.positions), args.simulations)
             print(f"{phase}: {r['simulation_us']:.0f} us per simulation, of which the playout "
                   f"{r['playout_us']:.0f} us ({r['playout_us'] / r['simulation_us']:.0%}); load "
                   f"{os.getloadavg()[0]:.1f}")
+        finish("search", args, parts, load_before)
         return
     if args.profile:
+        profiles = {}
         for phase, placements in PHASES:
             per_sim, shares = profile(positions_after(placements, args.positions), args.simulations)
+            profiles[phase] = {"us_per_simulation": per_sim * 1e6, "shares": dict(shares)}
             print(f"{phase}: {per_sim * 1e6:.0f} us per simulation under cProfile")
             for label, share in shares:
                 print(f"  {share:6.1%}  {label}")
+        finish("search", args, profiles, load_before)
         return
     if args.ours_json:
         print(json.dumps({phase: measure(positions_after(placements, args.positions), args.simulations)
@@ -253,9 +236,4 @@ def main() -> None:
         for name, rates in rows.items():
             ratio = "" if name == first else f"   first / this {np.mean(rows[first]) / np.mean(rates):5.2f}"
             print(f"{phase:8s} {name:18s} {np.mean(rates):9,.0f}  ({', '.join(f'{r:,.0f}' for r in rates)}){ratio}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    finish("search", args, results, load_before)

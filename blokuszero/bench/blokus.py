@@ -5,37 +5,22 @@ and complete random playouts from the empty board (uniform, and the epsilon-gree
 "largest piece" policy of SPEC §2), both inside numba (what search uses) and through the
 Python API. Usage::
 
-    python scripts/bench_blokus.py [--seconds 5] [--json out.json]
+    python -m blokuszero.bench blokus [--seconds 5] [--games 200] [--json out.json]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import platform
 import time
-from pathlib import Path
+from collections.abc import Callable
 
 import numba as nb
 import numpy as np
 
-from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus import rules as E
-from blokuszero.games.numba_random import seed_numba
-
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pentobi_random_games.jsonl"
-
-
-def reference_positions() -> list[E.Arrays]:
-    """Every position (before each placement) of the Pentobi reference games."""
-    positions = []
-    for line in DATA.read_text().splitlines():
-        state = BlokusGame().new_initial_state()
-        for move in json.loads(line)["moves"]:
-            if move != "pass":
-                positions.append(state.clone().arrays)
-                state.apply_action(state.string_to_action(move))
-    return positions
+from ..games.blokus import BlokusGame
+from ..games.blokus import rules as E
+from ..games.numba_random import seed_numba
+from .harness import every_position, finish, load, parser, timed_rate
 
 
 @nb.njit(cache=True)
@@ -60,27 +45,31 @@ def _playouts(root, scratch, t, n, policy, epsilon):
     return moves
 
 
-def _rate(fn, seconds: float) -> tuple[float, int]:
-    """Calls of ``fn(k)`` per second (k = calls in one batch), over about ``seconds``."""
+def _rate(fn: Callable[[int], object], seconds: float) -> float:
+    """Calls of ``fn(k)`` per second (k = calls in one batch, doubling up to 4,096), over about
+    ``seconds``, after one untimed call."""
     fn(1)
-    k, start = 1, time.perf_counter()
-    done = 0
-    while time.perf_counter() - start < seconds:
-        fn(k)
-        done += k
-        k = min(k * 2, 4096)
-    return done / (time.perf_counter() - start), done
+    batch = 1
+
+    def step() -> int:
+        nonlocal batch
+        fn(batch)
+        done, batch = batch, min(batch * 2, 4096)
+        return done
+
+    return timed_rate(step, seconds)[0]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    command = parser("blokus", __doc__)
+    command.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    command.add_argument("--games", type=int, help="only the first GAMES reference games' positions (default: all 200)")
+    args = command.parse_args(argv)
+    load_before = load()
     t = E.TABLES
     results: dict[str, float] = {}
 
-    positions = nb.typed.List(reference_positions())
+    positions = nb.typed.List([state.arrays for state in every_position(args.games)])
     scratch, out = E.new_arrays(), np.empty(t.piece.shape[0], np.int32)
     _generate_all(positions, scratch, t, out, False)
     _generate_all(positions, scratch, t, out, True)
@@ -103,8 +92,7 @@ def main() -> None:
     E.reset(root, t)
     seed_numba(0)
     for name, policy, eps in (("uniform", E.UNIFORM, 0.0), ("largest_piece", E.LARGEST_PIECE, 0.05)):
-        rate, _ = _rate(lambda k: _playouts(root, scratch, t, k, policy, eps), args.seconds)
-        results[f"playouts_per_s_{name}"] = rate
+        results[f"playouts_per_s_{name}"] = _rate(lambda k: _playouts(root, scratch, t, k, policy, eps), args.seconds)
     game = BlokusGame()
     empty = game.new_initial_state()
 
@@ -112,15 +100,10 @@ def main() -> None:
         for _ in range(k):
             empty.clone().playout()
 
-    results["playouts_per_s_uniform_python_api"] = _rate(api_playouts, args.seconds)[0]
+    results["playouts_per_s_uniform_python_api"] = _rate(api_playouts, args.seconds)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.python_version()}, "
           f"numba {nb.__version__}, one thread")
     for key, value in results.items():
         print(f"{key:40s} {value:12,.1f}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    finish("blokus", args, results, load_before)

@@ -11,35 +11,34 @@ runs that many self-play processes at once on one device (as training's actors s
 reports their leaves (simulations) per second together: each plays fresh games for ``--seconds``
 after a warm-up, all starting at once, so the figures are of the games' first moves. Usage::
 
-    python scripts/bench_selfplay.py --models b2c32conv,b2c32 --batches 64 --seconds 20
-    python scripts/bench_selfplay.py --device cuda --batches 1024 --half
-    python scripts/bench_selfplay.py --models b2c32conv --batches 64,256 --tree-only
-    python scripts/bench_selfplay.py --models b10c128 --device cuda --half --batches 512 \
+    python -m blokuszero.bench selfplay --models b2c32conv,b2c32 --batches 64 --seconds 20
+    python -m blokuszero.bench selfplay --device cuda --batches 1024 --half
+    python -m blokuszero.bench selfplay --models b2c32conv --batches 64,256 --tree-only
+    python -m blokuszero.bench selfplay --models b10c128 --device cuda --half --batches 512 \
         --leaves-per-tree 2 --actors 1,2,4 --threads 2
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import platform
 import queue
 import time
 import traceback
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus.encoder import BlokusEncoder
-from blokuszero.nn.evaluator import NetworkEvaluator
-from blokuszero.nn.model import build_model
-from blokuszero.rl.learner import Learner, LearnerSettings
-from blokuszero.rl.replay import ReplayBuffer
-from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
-from blokuszero.search.evaluators import Evaluator, UniformEvaluator
+from ..games.blokus import BlokusGame
+from ..games.blokus.encoder import BlokusEncoder
+from ..nn.evaluator import NetworkEvaluator
+from ..nn.model import build_model
+from ..rl.learner import Learner, LearnerSettings
+from ..rl.replay import ReplayBuffer
+from ..rl.selfplay import LockstepSelfPlay, SelfPlaySettings
+from ..search.evaluators import Evaluator, UniformEvaluator
+from .harness import finish, load, parser, timed_rate
 
 
 def standalone_rate(model, batch: int, device: str, half: bool, seconds: float) -> float:
@@ -171,32 +170,39 @@ def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
     learner = Learner(build_model(model_name), LearnerSettings(), device)
     batches = [buffer.sample(64, rng, augment=True) for _ in range(8)]
     learner.train_step(batches[0])
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    steps = 0
+
+    def step() -> int:
+        nonlocal steps
         learner.train_step(batches[steps % len(batches)])
         steps += 1
-    return steps / (time.perf_counter() - start)
+        return 1
+
+    return timed_rate(step, seconds)[0]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="b2c32conv,b2c32", help="comma-separated model sizes")
-    parser.add_argument("--batches", default="64", help="comma-separated batch sizes")
-    parser.add_argument("--simulations", type=int, default=32, help="simulations per move in self-play")
-    parser.add_argument("--seconds", type=float, default=20.0, help="time per measurement")
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--half", action="store_true", help="float16 inference (CUDA)")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    parser.add_argument("--tree-only", action="store_true",
-                        help="also self-play with uniform priors and no network (the search loop's ceiling)")
-    parser.add_argument("--leaves-per-tree", type=int, default=1, help="leaves per tree per batch (--actors)")
-    parser.add_argument("--actors", help="comma-separated counts of self-play processes sharing the device")
-    parser.add_argument("--warmup", type=float, default=5.0, help="untimed seconds of self-play first (--actors)")
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    args = parser.parse_args()
-    if args.actors:
-        shared_main(args)
-        return
+def main(argv: list[str] | None = None) -> None:
+    command = parser("selfplay", __doc__)
+    command.add_argument("--models", default="b2c32conv,b2c32", help="comma-separated model sizes")
+    command.add_argument("--batches", default="64", help="comma-separated batch sizes")
+    command.add_argument("--simulations", type=int, default=32, help="simulations per move in self-play")
+    command.add_argument("--seconds", type=float, default=20.0, help="time per measurement")
+    command.add_argument("--device", default="cpu")
+    command.add_argument("--half", action="store_true", help="float16 inference (CUDA)")
+    command.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    command.add_argument("--tree-only", action="store_true",
+                         help="also self-play with uniform priors and no network (the search loop's ceiling)")
+    command.add_argument("--leaves-per-tree", type=int, default=1, help="leaves per tree per batch (--actors)")
+    command.add_argument("--actors", help="comma-separated counts of self-play processes sharing the device")
+    command.add_argument("--warmup", type=float, default=5.0, help="untimed seconds of self-play first (--actors)")
+    args = command.parse_args(argv)
+    load_before = load()
+    results = shared_main(args) if args.actors else rates(args)
+    finish("selfplay", args, results, load_before)
+
+
+def rates(args: argparse.Namespace) -> list[dict]:
+    """Print (and return) the network alone, self-play and learner rates per model and batch."""
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"machine: {platform.machine()}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
@@ -226,11 +232,10 @@ def main() -> None:
         results.append({"model": "none (uniform priors)", "batch": batch, **sp})
         print(f"{'no network':12s} {batch:6d} {'-':>12s} {sp['simulations_per_s']:17,.0f} {'-':>6s} "
               f"{sp['positions_per_s']:12.1f} {sp['games_per_hour']:8,.0f} {sp['batch_fill']:5.0%}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    return results
 
 
-def shared_main(args) -> None:
+def shared_main(args: argparse.Namespace) -> list[dict]:
     """``--actors``: self-play processes sharing one device, for each model, batch and count."""
     threads = args.threads or 1
     print(f"machine: {platform.machine()}, torch {torch.__version__}, device {args.device}"
@@ -251,9 +256,4 @@ def shared_main(args) -> None:
                 print(f"{name:12s} {batch:6d} {actors:6d} {row['leaves_per_s']:10,.0f} "
                       f"{row['leaves_per_s'] / actors:10,.0f} {row['positions_per_s']:12.1f} "
                       f"{row['batch_fill']:5.0%} {row['cache_hit_rate']:6.1%}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    return results
