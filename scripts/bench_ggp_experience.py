@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from blokuszero.engines.ggp_player import make_uct_player
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import BoardEncoder, pregame_boards
+from blokuszero.players.factory import make_player
 from blokuszero.search.experience_table import ExperienceTable
 
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"
@@ -67,11 +67,11 @@ def overhead(game: GgpGame, simulations: int, repeats: int) -> None:
     try:
         for r in range(repeats + 1):  # the first round warms up (compiling), untimed
             for label in rates:
-                spec = {"c": 0.7, "simulations": simulations, "playout": "uniform"}
+                spec = {"preset": "ggp_uct", "simulations": simulations}
                 if label != "plain":
                     spec["experience"] = {"encoding": "huffman", "distance": 2}
                     ExperienceTable.similar = lookups[label]
-                player = make_uct_player(game, spec, r)
+                player = make_player(game, spec, r)
                 state = game.new_initial_state()
                 start = time.process_time()
                 for _ in range(4):  # four moves: the table grows over the game
