@@ -29,10 +29,10 @@ from collections.abc import Sequence
 import numpy as np
 from tqdm import tqdm
 
-from blokuszero.games.daihinmin import Rules
+from blokuszero.games.daihinmin import DaihinminGame, Rules
 from blokuszero.match.uecda_match import MatchSettings
 from blokuszero.match.uecda_server import LocalSeat, run_match
-from blokuszero.players.daihinmin_mc import make_client
+from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.players.gtp_player import engine_argv
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         for number, spec in enumerate(specs):
             if not spec.startswith(("tcp:", "cmd:")):
                 try:
-                    client = make_client(spec, seed + number, rules)
+                    client = make_client(DaihinminGame(rules), parse_client_spec(spec), seed + number)
                 except ValueError as err:
                     parser.error(str(err))
                 seats.append(TimedSeat(LocalSeat(client, f"{_short(spec)}{number}")))

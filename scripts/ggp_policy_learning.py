@@ -35,13 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
-from blokuszero.engines.ggp_player import make_uct_player
 from blokuszero.files import write_atomic
 from blokuszero.games.ggp import GgpGame
-from blokuszero.rl.ggp_playout_policy import SoftmaxPolicy
+from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.match.stats import wilson_interval
+from blokuszero.players.factory import make_player
 from blokuszero.players.game_loop import play
 from blokuszero.rl import simulation_balancing as sb
+from blokuszero.rl.ggp_playout_policy import TrainableSoftmaxPolicy
 
 log = logging.getLogger("ggp_policy_learning")
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"  # copies of shared/data/ggp
@@ -62,7 +63,7 @@ def play_match(game: GgpGame, specs: dict[str, dict], first: str, second: str, g
         seat = g % 2 if first != second else 0
         names = [second, second]
         names[seat] = first
-        players = [make_uct_player(game, specs[n], seed=seed * 100_003 + 2 * g + p)
+        players = [make_player(game, specs[n], seed=seed * 100_003 + 2 * g + p)
                    for p, n in enumerate(names)]
         state = game.new_initial_state()
         play(game, state, players)
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     if "train" in stages:
         results["top3"]["ur"] = top3(SoftmaxPolicy(game), game)
         for method in methods:
-            policy = SoftmaxPolicy(game)
+            policy = TrainableSoftmaxPolicy(game)
             ts = sb.TrainSettings(method, epochs=args.epochs, alpha=args.alpha, M=args.M,
                                   N=args.N, test_sims=args.test_sims, seed=args.seed,
                                   train_eval=True)
@@ -291,9 +292,9 @@ def main(argv: list[str] | None = None) -> None:
             policy.save(out / f"{method}_policy.npz")
             save()
     if "match" in stages:
-        specs = {"ur": {"c": 0.7, "simulations": args.match_sims, "playout": "uniform"}}
+        specs = {"ur": {"preset": "ggp_uct", "simulations": args.match_sims}}
         for m in ("al", "sb"):
-            specs[m] = {"c": 0.7, "simulations": args.match_sims, "playout": "softmax",
+            specs[m] = {"preset": "ggp_uct", "simulations": args.match_sims, "playout": "softmax",
                         "policy_file": str(out / f"{m}_policy.npz")}
         jobs = [(game, specs, first, second, args.match_games, args.seed * 10 + k)
                 for k, (first, second) in enumerate(PAIRINGS)]
@@ -316,7 +317,7 @@ def main(argv: list[str] | None = None) -> None:
     if "speed" in stages:
         from blokuszero.games.numba_random import seed_numba
 
-        policy = SoftmaxPolicy(game)
+        policy = TrainableSoftmaxPolicy(game)
         policy.theta[:] = np.random.default_rng(args.seed).normal(0, 0.1, policy.size)
         states = [sb.replay(game, p) for p in sb.sample_states(game, 20, np.random.default_rng(
             [args.seed, 9]))]

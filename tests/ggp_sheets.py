@@ -28,17 +28,17 @@ def sheet_game(name: str, reasoner: str = "auto"):
 
 
 def uct_first_places(game, spec: dict, games: int) -> int:
-    """Games (of ``games``) where our GGP player's UCT (``spec``) ends with the highest goal
+    """Games (of ``games``) where our GGP player's UCT (``spec``, of kind ``ggp_uct``) ends with the highest goal
     (ties included) against uniformly random players, its seat rotating."""
-    from blokuszero.engines.ggp_player import make_uct_player
-    from blokuszero.players.game_loop import play
     from blokuszero.players.base import RandomPlayer
+    from blokuszero.players.factory import make_player
+    from blokuszero.players.game_loop import play
 
     first = 0
     for g in range(games):
         seat = g % game.num_players
         players = [RandomPlayer(100 * g + p) for p in range(game.num_players)]
-        players[seat] = make_uct_player(game, spec, seed=g)
+        players[seat] = make_player(game, spec, seed=g)
         state = game.new_initial_state()
         play(game, state, players)
         first += state.returns()[seat] == state.returns().max()

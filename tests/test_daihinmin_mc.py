@@ -20,8 +20,8 @@ from blokuszero.match.uecda_replay import replay_record, rules_of
 from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.base import RandomPlayer
 from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.players.daihinmin_mc import (MonteCarloClient, MonteCarloPlayer, make_client,
-                                             parse_playout)
+from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
+from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.players.daihinmin_opponent_model import (IMPROVED, OpponentModel, _histogram,
                                                          game_moves, log_probabilities, score,
                                                          strengths)
@@ -247,7 +247,7 @@ def test_mc_beats_random_players_clearly():
 
 @pytest.mark.parametrize("spec", ["mc:model:10", "mc:model_sample/model:10"])
 def test_model_client_learns_its_opponents(spec):
-    client = make_client(spec, seed=1)
+    client = make_client(DaihinminGame(), parse_client_spec(spec), seed=1)
     run_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}")
                                             for p in range(1, 5)],
               MatchSettings(games=4), seed=6)
@@ -264,27 +264,32 @@ def test_model_client_learns_its_opponents(spec):
 
 
 def test_playout_specs():
-    assert parse_playout("random") == (0, 0) and parse_playout("default") == (1, 1)
-    assert parse_playout("model") == (2, 0) and parse_playout("model_sample/default") == (3, 1)
-    for bad in ("greedy", "model/greedy", "model/model/model"):
+    assert playout_roles("random") == (0, 0) and playout_roles("default") == (1, 1)
+    assert playout_roles("model") == (2, 0) and playout_roles("model_sample", "default") == (3, 1)
+    for bad in (("greedy", None), ("model", "greedy")):
         with pytest.raises(ValueError, match="playout policy"):
-            parse_playout(bad)
-    player = MonteCarloPlayer(playouts=5, playout="model/model")
+            playout_roles(*bad)
+    assert parse_client_spec("mc:model_sample/default:10") == {
+        "kind": "daihinmin_mc", "playout": "model_sample", "self_playout": "default", "simulations": 10}
+    player = MonteCarloPlayer(playouts=5, playout="model", self_playout="model")
     assert list(player.roles(2)) == [0] * 5  # nothing learned yet: random for all
     player.playout_models = (np.zeros((5, 1)), np.array([True, False, True, True, True]))
     assert list(player.roles(2)) == [2, 0, 2, 2, 2]
 
 
 def test_mc_client_plays_a_match_through_the_tables():
-    result = run_match([LocalSeat(make_client("mc:random:20", seed=1), "mc0")]
+    game = DaihinminGame()
+    result = run_match([LocalSeat(make_client(game, parse_client_spec("mc:random:20"), seed=1), "mc0")]
                        + [LocalSeat(DefaultClient(), f"dflt{p}") for p in range(1, 5)],
                        MatchSettings(games=6), seed=4)
     assert len(result.points) == 6
-    timed = make_client("mc:default:0.05s").player.mcts.config
+    timed = make_client(game, parse_client_spec("mc:default:0.05s")).player.mcts.config
     assert timed.time_limit == 0.05 and timed.simulations == 0
     with pytest.raises(ValueError, match="unknown client"):
-        make_client("mcts")
+        parse_client_spec("mcts")
     with pytest.raises(ValueError, match="budget"):
-        make_client("mc:random:fast")
-    with pytest.raises(ValueError, match="playout policy"):
-        MonteCarloClient(playout="greedy")
+        parse_client_spec("mc:random:fast")
+    with pytest.raises(ValueError, match="playout must be one of"):
+        make_client(game, parse_client_spec("mc:greedy"))
+    with pytest.raises(ValueError, match="self_playout must be one of"):
+        make_client(game, parse_client_spec("mc:model/greedy"))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blokuszero.engines.ggp_player import (DEFAULT_SPEC, GgpPlayerEngine, make_uct_player,
-                                           parse_experience, switch_distance)
+from blokuszero.engines.ggp_player import DEFAULT_SPEC, GgpPlayerEngine
+from blokuszero.players.factory import make_player
+from blokuszero.players.ggp_uct import parse_experience, switch_distance
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import (BLANK, BoardEncoder, appearance_codes, board_row,
                                          detect_cells, fold, huffman_codes, pregame_boards)
@@ -265,8 +266,8 @@ class _Count(Enhancement):
 
 def test_search_fills_the_table_from_tree_and_playout_and_plays_real_visits():
     game = sheet_game("pawnwhopping")
-    player = make_uct_player(game, {"c": 0.7, "simulations": 300, "playout": "uniform",
-                                    "experience": {"encoding": "huffman", "distance": 2}}, 5)
+    player = make_player(game, {"preset": "ggp_uct", "simulations": 300,
+                                "experience": {"encoding": "huffman", "distance": 2}}, 5)
     counter = _Count()
     player.mcts.enhancements += (counter,)
     state = game.new_initial_state()

@@ -12,7 +12,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from blokuszero.engines.ggp_player import GgpPlayerEngine, make_uct_player, serve
+from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
+from blokuszero.players.factory import make_player
 from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.match.ggp_manager import run_matches
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
@@ -136,7 +137,7 @@ def test_search_at_simultaneous_nodes(name):
     game = sheet_game(name)
     state = game.new_initial_state()
     assert state.current_player() == SIMULTANEOUS
-    player = make_uct_player(game, {"c": 0.7, "simulations": 300, "playout": "uniform"}, seed=0)
+    player = make_player(game, {"preset": "ggp_uct", "simulations": 300}, seed=0)
     joint = [player.choose_action(state, p) for p in range(game.num_players)]
     result = player.mcts.result(300)
     for p in range(game.num_players):
@@ -151,6 +152,5 @@ def test_search_at_simultaneous_nodes(name):
 
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "tictactoe_3player"])
 def test_uct_beats_random(name):
-    first = uct_first_places(sheet_game(name), {"c": 0.7, "simulations": 300,
-                                                "playout": "uniform"}, games=10)
+    first = uct_first_places(sheet_game(name), {"preset": "ggp_uct", "simulations": 300}, games=10)
     assert first >= 8, f"UCT first (ties included) in {first} of 10 games on {name}"

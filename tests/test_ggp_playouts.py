@@ -65,7 +65,7 @@ def test_playouts_reach_the_end_at_simultaneous_nodes(policy):
 
 @pytest.mark.parametrize("policy", ["mast", "nst"])
 def test_uct_with_learned_playouts_beats_random(policy):
-    spec = {"c": 0.7, "simulations": 200, "playout": policy}
+    spec = {"kind": "ggp_uct", "c": 0.7, "simulations": 200, "playout": policy}
     assert uct_first_places(sheet_game("connectfour"), spec, games=6) >= 5
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blokuszero.rl.ggp_playout_policy import SoftmaxPolicy
+from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.rl import simulation_balancing as sb
+from blokuszero.rl.ggp_playout_policy import TrainableSoftmaxPolicy
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator
 
 from ggp_sheets import sheet_game
@@ -28,7 +29,7 @@ def random_states(game, count, seed):
 
 
 def random_policy(game, seed, scale=0.7, **options):
-    policy = SoftmaxPolicy(game, **options)
+    policy = TrainableSoftmaxPolicy(game, **options)
     policy.theta[:] = np.random.default_rng(seed).normal(0, scale, policy.size)
     return policy
 
@@ -53,7 +54,7 @@ def test_probabilities_are_the_softmax_of_active_weights_and_sum_to_one(name):
 
 def test_zero_weights_are_uniform_and_feature_counts_are_bounded():
     game = ttt()
-    policy = SoftmaxPolicy(game)
+    policy = TrainableSoftmaxPolicy(game)
     assert policy.size == 10 * 29 * 28 // 2 and not policy.hashed  # moves x pairs
     _, probs = policy.probabilities(game.new_initial_state())
     np.testing.assert_allclose(probs, 1 / 9)
@@ -65,7 +66,7 @@ def test_zero_weights_are_uniform_and_feature_counts_are_bounded():
             (0 <= small.features(state, a)).all() and (small.features(state, a) < 256).all()
             for a in moves)
     with pytest.raises(ValueError, match="power of two"):
-        SoftmaxPolicy(game, max_features=1000)
+        TrainableSoftmaxPolicy(game, max_features=1000)
 
 
 def test_al_gradient_matches_finite_differences_of_log_pi():
@@ -161,7 +162,7 @@ def test_sb_gradient_over_constant_length_equals_the_gradient_over_t():
 
 def test_outcomes_are_the_reference_roles_goal_on_minus_one_to_one():
     game = ttt()
-    policy = SoftmaxPolicy(game)
+    policy = TrainableSoftmaxPolicy(game)
     state = sb.replay(game, O_WINS_NEXT)
     z = policy.outcomes(state, 200)
     assert set(np.unique(z)) <= {-1.0, 0.0, 1.0} and (z == -1).any()
@@ -222,24 +223,24 @@ def test_seeded_runs_repeat_exactly_and_resume_where_they_stopped(method, tmp_pa
     settings = sb.TrainSettings(method, epochs=2, M=10, N=10, test_sims=10, seed=5, alpha=0.1)
     runs = []
     for _ in range(2):
-        policy = SoftmaxPolicy(game)
+        policy = TrainableSoftmaxPolicy(game)
         runs.append((sb.train(policy, settings, train, test, game), policy.theta.copy()))
     assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1])
     assert np.abs(runs[0][1]).max() > 0 and [r["epoch"] for r in runs[0][0]] == [0, 1, 2]
     # One epoch, stop, resume from the checkpoint for the second: the same run.
     ckpt = tmp_path / "run.npz"
-    sb.train(SoftmaxPolicy(game), sb.TrainSettings(**{**settings.__dict__, "epochs": 1}),
+    sb.train(TrainableSoftmaxPolicy(game), sb.TrainSettings(**{**settings.__dict__, "epochs": 1}),
              train, test, game, ckpt)
-    policy = SoftmaxPolicy(game)
+    policy = TrainableSoftmaxPolicy(game)
     history = sb.train(policy, settings, train, test, game, ckpt)
     assert history == runs[0][0] and np.array_equal(policy.theta, runs[0][1])
     other = sb.TrainSettings(**{**settings.__dict__, "seed": 6})
-    assert sb.train(SoftmaxPolicy(game), other, train, test, game, ckpt) != history
+    assert sb.train(TrainableSoftmaxPolicy(game), other, train, test, game, ckpt) != history
 
 
 def test_sb_moves_the_mean_outcome_towards_v_star():
     game = ttt()
-    policy = SoftmaxPolicy(game)
+    policy = TrainableSoftmaxPolicy(game)
     state = sb.replay(game, [4, 0])  # x to move, x is ahead: V under uniform play > 0
     seed_numba(2)
     before = policy.outcomes(state, 4000).mean()
@@ -250,7 +251,7 @@ def test_sb_moves_the_mean_outcome_towards_v_star():
 
 
 def test_learned_policy_plugs_into_uct_and_round_trips_through_a_file(tmp_path):
-    from blokuszero.engines.ggp_player import make_uct_player
+    from blokuszero.players.factory import make_player
 
     game = ttt()
     policy = random_policy(game, 9, scale=0.3)
@@ -264,7 +265,7 @@ def test_learned_policy_plugs_into_uct_and_round_trips_through_a_file(tmp_path):
     assert out.value.sum() == pytest.approx(1.0) and len(out.actions) >= 5
     with pytest.raises(ValueError, match="learned"):
         PolicyRolloutEvaluator(game, "softmax")
-    player = make_uct_player(game, {"c": 0.7, "simulations": 50, "playout": "softmax",
-                                    "policy_file": str(path)}, seed=0)
+    player = make_player(game, {"preset": "ggp_uct", "simulations": 50, "playout": "softmax",
+                                "policy_file": str(path)}, seed=0)
     state = game.new_initial_state()
     assert player.choose_action(state) in state.legal_actions()

@@ -131,7 +131,8 @@ def mc_rate(policy: str, playouts: int, seconds: float) -> tuple[float, float]:
     positions = [p for seed in range(10) for p in random_positions(game, seed)
                  if not p.is_terminal() and p.s[E.S_PHASE] == E.P_PLAY
                  and len(p.legal_actions()) > 1]
-    player = MonteCarloPlayer(playouts=playouts, playout=policy, seed=0)
+    opponents, _, own = policy.partition("/")  # the labels name OPPONENTS[/SELF]
+    player = MonteCarloPlayer(playouts=playouts, playout=opponents, self_playout=own or None, seed=0)
     if player.uses_models:
         player.playout_models = learned_models()
     player.choose_action(positions[0])  # compile

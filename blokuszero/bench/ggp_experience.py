@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from ..engines.ggp_player import make_uct_player
 from ..games.ggp import GgpGame
 from ..games.ggp.boards import BoardEncoder, pregame_boards
+from ..players.factory import make_player
 from ..search.experience_table import ExperienceTable
 from .harness import data_path, finish, load, parser
 
@@ -71,11 +71,11 @@ def overhead(game: GgpGame, simulations: int, repeats: int) -> dict[str, float]:
     try:
         for r in range(repeats + 1):  # the first round warms up (compiling), untimed
             for label in rates:
-                spec = {"c": 0.7, "simulations": simulations, "playout": "uniform"}
+                spec = {"preset": "ggp_uct", "simulations": simulations}
                 if label != "plain":
                     spec["experience"] = {"encoding": "huffman", "distance": 2}
                     ExperienceTable.similar = lookups[label]
-                player = make_uct_player(game, spec, r)
+                player = make_player(game, spec, r)
                 state = game.new_initial_state()
                 start = time.process_time()
                 for _ in range(4):  # four moves: the table grows over the game

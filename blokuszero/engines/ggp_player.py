@@ -30,82 +30,14 @@ import numpy as np
 
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState
-from ..rl.ggp_playout_policy import SoftmaxPolicy
-from ..games.ggp.boards import ENCODINGS, BoardEncoder
-from ..search.experience import SearchExperience
-from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
-from ..players.experience_switch import SimilarityReport, choose_distance, measure_similarity
-from ..players.search_players import MCTSPlayer
-from ..search.mcts import MCTS, MCTSConfig
-from ..search.selection import UCB1
+from ..players.factory import make_player, resolve_spec
+from ..players.ggp_uct import parse_experience
 from ..protocols.ggp_http import Message, ProtocolError, parse_message
+from ..search.playout_policies import POLICIES
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SPEC = {"c": 0.7, "simulations": 10**9, "playout": "uniform"}  # bounded by the clock
-
-
-def make_uct_player(game: GgpGame, spec: dict, seed: int) -> MCTSPlayer:
-    """UCT (UCB1, MaxN backup, most-visited move, tree reuse) over playouts of ``spec['playout']``
-    (uniform, mast, nst, or softmax with the weights in ``spec['policy_file']`` or the
-    :class:`SoftmaxPolicy` in ``spec['policy']``) rewarded on the game's goal scale.
-
-    ``spec['experience']``, if given, adds the search experience (similar boards seed new
-    nodes, :mod:`blokuszero.search.experience`): ``{"encoding": random | appearance |
-    huffman, "distance": 0 | 1 | 2}``, optionally ``"measure": True``; or ``"switch"``: the
-    pre-game switching rule picks Huffman with ``d`` = 2 or 0 (:func:`switch_distance`).
-    """
-    rng = np.random.default_rng(seed)
-    learned = None
-    if spec["playout"] == "softmax":
-        learned = spec.get("policy") or SoftmaxPolicy.load(game, spec["policy_file"])
-    evaluator = PolicyRolloutEvaluator(game, spec["playout"], rng=rng.spawn(1)[0], learned=learned,
-                                       **{k: spec[k] for k in ("tau", "epsilon") if k in spec})
-    config = MCTSConfig(simulations=spec["simulations"], time_limit=spec.get("time_limit"))
-    experience = spec.get("experience")
-    if experience is not None and learned is not None:
-        raise ValueError("the search experience reads the playouts' positions, which softmax "
-                         "playouts do not record: use it with uniform, mast or nst playouts")
-    enhancements = ()
-    if experience == "switch":
-        d, _ = switch_distance(game, spec, int(rng.integers(2**31)),
-                               time_limit=spec.get("switch_time_limit"))
-        experience = {"encoding": "huffman", "distance": d}
-    if experience is not None:
-        encoder = BoardEncoder(game, experience.get("encoding", "huffman"),
-                               seed=int(rng.integers(2**31)))
-        enhancements = (SearchExperience(encoder, experience.get("distance", 0),
-                                         experience.get("measure", False)),)
-    return MCTSPlayer(MCTS(game, config, UCB1(c=spec["c"]), evaluator, rng.spawn(1)[0],
-                           enhancements=enhancements))
-
-
-def parse_experience(text: str) -> dict | str:
-    """``switch``, or an encoding and a distance run together (``huffman2``)."""
-    if text == "switch":
-        return text
-    encoding, d = text[:-1], text[-1:]
-    if encoding not in ENCODINGS or d not in ("0", "1", "2"):
-        raise ValueError(f"experience {text!r} is not 'switch' or <{'|'.join(ENCODINGS)}><0|1|2>")
-    return {"encoding": encoding, "distance": int(d)}
-
-
-def switch_distance(game: GgpGame, spec: dict, seed: int, *, games: int = 10, moves: int = 10,
-                    playouts: int = 250,
-                    time_limit: float | None = None) -> tuple[int, SimilarityReport]:
-    """The pre-game switching rule: ``games`` self-play games of ``moves`` moves at
-    ``playouts`` playouts with Huffman ``d`` = 2, measuring the tree distances of the similar
-    boards found; returns the distance to play with (2 or 0) and the measurements. No game
-    starts after ``time_limit`` seconds (d = 0 if fewer than 2 were measured)."""
-
-    def make_search(s: int):
-        sub = {**spec, "simulations": playouts, "time_limit": None,
-               "experience": {"encoding": "huffman", "distance": 2, "measure": True}}
-        player = make_uct_player(game, sub, s)
-        return player, player.mcts.enhancements[-1]
-
-    report = measure_similarity(game, make_search, games, moves, seed, time_limit)
-    return choose_distance(report), report
+DEFAULT_SPEC = {"preset": "ggp_uct", "simulations": 10**9}  # bounded by the clock
 
 
 @dataclass
@@ -129,12 +61,15 @@ class GgpPlayerEngine:
     def __init__(self, spec: dict | None = None, margin: float = 1.0, seed: int = 0,
                  name: str = "blokuszero") -> None:
         """Args:
-          spec: search settings: ``c`` (UCB1), ``simulations``, ``playout`` (uniform, mast,
-            nst) and its ``tau`` / ``epsilon``; the time limit comes from each match's clock.
+          spec: the player's spec, of kind ``ggp_uct`` (``players.factory``; checked here):
+            ``c`` (UCB1), ``simulations``, ``playout`` and its options, ``experience``; the
+            time limits come from each match's clocks.
           margin: seconds kept free of the play clock for the reply to travel.
           seed: the seed of every random choice (searches, fallback moves).
         """
         self.spec = dict(DEFAULT_SPEC if spec is None else spec)
+        if resolve_spec(self.spec)["kind"] != "ggp_uct":
+            raise ValueError(f"a GGP player's spec is of kind ggp_uct, not {self.spec}")
         self.margin = margin
         self.name = name
         self.rng = np.random.default_rng(seed)
@@ -171,7 +106,7 @@ class GgpPlayerEngine:
         # worker hand-over take time); the reply waits for it until the deadline.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05),
                 "switch_time_limit": 0.5 * max((msg.start_clock or 0.0) - self.margin, 0.0)}
-        player = make_uct_player(game, spec, seed=int(self.rng.integers(2**31)))
+        player = make_player(game, spec, seed=int(self.rng.integers(2**31)))
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
                                                 game.new_initial_state(), player, msg.play_clock)
@@ -274,7 +209,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", type=int, default=None,
                         help="playouts per move (default: as many as the clock allows)")
     parser.add_argument("--playout", default="uniform", choices=POLICIES)
-    parser.add_argument("--policy-file", help="softmax playouts: weights saved by SoftmaxPolicy")
+    parser.add_argument("--policy-file",
+                        help="softmax playouts: weights saved by TrainableSoftmaxPolicy")
     parser.add_argument("--experience", default=None,
                         help="similar-board search experience: ENCODING+D (huffman2, appearance0, "
                              "random2, ...) or 'switch' (the pre-game rule, within the start clock)")
@@ -283,7 +219,9 @@ def main(argv: list[str] | None = None) -> None:
     if (args.playout == "softmax") != (args.policy_file is not None):
         parser.error("--playout softmax needs --policy-file, and only it")
     logging.basicConfig(level=logging.INFO)
-    spec = {**DEFAULT_SPEC, "playout": args.playout, "policy_file": args.policy_file}
+    spec = {**DEFAULT_SPEC, "playout": args.playout}
+    if args.policy_file:
+        spec["policy_file"] = args.policy_file
     if args.experience:
         spec["experience"] = parse_experience(args.experience)
     if args.simulations:

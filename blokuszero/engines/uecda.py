@@ -16,8 +16,8 @@ import sys
 
 import numpy as np
 
-from ..games.daihinmin import Rules
-from ..players.daihinmin_mc import CLIENT_SPECS, make_client
+from ..games.daihinmin import DaihinminGame, Rules
+from ..players.factory import CLIENT_SPECS, make_client, parse_client_spec
 from ..protocols.uecda import (DEFAULT_PORT, GAME_GOES_ON, GAME_OVER, MATCH_OVER, TABLE_BYTES,
                                TABLE_SHAPE, Connection, ProtocolError, decode_table, profile_table,
                                recv_exact)
@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--help", action="help", help="show this help and exit")
     args = parser.parse_args(argv)
     try:
-        client = make_client(args.player, args.seed, Rules(self_follow=args.self_follow))
+        client = make_client(DaihinminGame(Rules(self_follow=args.self_follow)),
+                             parse_client_spec(args.player), args.seed)
     except ValueError as err:
         parser.error(str(err))
     try:

@@ -29,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engines.ggp_player import make_uct_player, parse_experience, switch_distance
 from ..games.ggp import GgpGame
 from ..match.stats import sign_test, wilson_interval
+from ..players.factory import make_player, resolve_spec
 from ..players.game_loop import play
+from ..players.ggp_uct import parse_experience, switch_distance
 
 # The rule sheets the project keeps (copies of ../shared/data/ggp).
 RULES = Path(__file__).resolve().parents[2] / "tests" / "data" / "ggp"
@@ -61,11 +62,11 @@ PAPER_AVERAGE = {"d=0": 0.622, "d=2": 0.571, "switch": 0.631}
 def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int) -> dict:
     """One game, the experience player in role ``exp_role``; the record."""
     rng = np.random.default_rng(seed)
-    base = {"c": C, "simulations": playouts, "playout": "uniform"}
+    base = {"kind": "ggp_uct", "c": C, "simulations": playouts, "playout": "uniform"}
     players = []
     for role in range(game.num_players):
         spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
-        players.append(make_uct_player(game, spec, int(rng.integers(2**31))))
+        players.append(make_player(game, spec, int(rng.integers(2**31))))
     state, start = game.new_initial_state(), time.process_time()
     moves = len(play(game, state, players).moves)
     goals = state.returns()
@@ -123,7 +124,8 @@ def cmd_switch(args) -> None:
     for g in args.games:
         game = GgpGame.from_file(RULES / f"{g}.kif")
         start = time.process_time()
-        spec = {"c": C, "simulations": args.playouts, "playout": "uniform"}
+        spec = resolve_spec({"kind": "ggp_uct", "c": C, "simulations": args.playouts,
+                             "playout": "uniform"})
         d, report = switch_distance(game, spec, args.seed, games=args.selfplay_games,
                                     moves=args.moves, playouts=args.playouts)
         results[g] = {"distance": d, "mean_distance": report.mean_distance,

@@ -1,8 +1,9 @@
 """Players: anything that picks a move: random, MCTS and depth-first searches, network players
-(kind ``alphazero``, built by :func:`make_player`), external GTP engines (gtp_player.py) and the
+(kind ``alphazero``), external GTP engines (gtp_player.py), GDL games' UCT (ggp_uct.py) and the
 Daihinmin clients: the standard one (daihinmin_default_client.py) and the Monte Carlo one
 (daihinmin_mc.py) with its playout policies and opponent models (daihinmin_playouts.py,
-daihinmin_opponent_model.py)."""
+daihinmin_opponent_model.py); all made by :func:`make_player` (table clients by
+``factory.make_client``) from one spec language."""
 
 from .base import Player, RandomPlayer
 from .factory import PRESETS, make_player, resolve_spec

@@ -9,7 +9,7 @@ the rank). The move played is the most visited.
 
 :class:`MonteCarloPlayer` plays engine states (in-process matches, tests);
 :class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
-``scripts/daihinmin_match.py``) through :class:`~..games.daihinmin.tracker.TableTracker`.
+``scripts/daihinmin_match.py``; both made by :func:`~.factory.make_client`) through :class:`~..games.daihinmin.tracker.TableTracker`.
 Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
 opponent models of :mod:`.daihinmin_opponent_model`.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.base import State
-from ..games.daihinmin import DaihinminGame, Rules
+from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
@@ -35,38 +35,37 @@ ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo 
 _NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
 
 
-def parse_playout(spec: str) -> tuple[int, int]:
-    """``OPPONENTS[/SELF]`` -> (the opponents' role, the searcher's own role), indices into
-    :data:`~.daihinmin_playouts.POLICIES`. Without ``/SELF`` the searcher plays
-    ``random`` and ``default`` as its opponents do, and ``random`` (fumiya's) beside model
-    opponents."""
-    names = spec.split("/")
-    if len(names) > 2 or any(n not in POLICIES for n in names):
-        raise ValueError(f"unknown playout policy {spec!r}; known: OPPONENTS[/SELF], each one of "
-                         f"{', '.join(POLICIES)}")
-    opponents = POLICIES.index(names[0])
-    own = POLICIES.index(names[1]) if len(names) > 1 else (
+def playout_roles(playout: str, self_playout: str | None = None) -> tuple[int, int]:
+    """(the opponents' role, the searcher's own role), indices into
+    :data:`~.daihinmin_playouts.POLICIES`, from their names. Without ``self_playout`` the
+    searcher plays ``random`` and ``default`` as its opponents do, and ``random`` (fumiya's)
+    beside model opponents."""
+    for name in (playout, self_playout):
+        if name is not None and name not in POLICIES:
+            raise ValueError(f"unknown playout policy {name!r}; known: {', '.join(POLICIES)}")
+    opponents = POLICIES.index(playout)
+    own = POLICIES.index(self_playout) if self_playout is not None else (
         opponents if opponents in (RANDOM, DEFAULT) else RANDOM)
     return opponents, own
 
 
 class MonteCarloPlayer(Player):
     """Flat determinized Monte Carlo with UCB1-tuned at the root; budget ``playouts`` per
-    decision and/or ``seconds`` (whichever ends first); ``playout`` the playout policies,
-    ``OPPONENTS[/SELF]`` (:func:`parse_playout`). Model roles play the models in
+    decision and/or ``seconds`` (whichever ends first); ``playout`` the opponents' playout
+    policy and ``self_playout`` the searcher's own (:func:`playout_roles`). Model roles play the models in
     :attr:`playout_models`; a player without a model plays ``random``."""
 
     def __init__(self, playouts: int = 1000, seconds: float | None = None,
-                 playout: str = "random", c: float = 1.0, seed: int | None = None,
+                 playout: str = "random", self_playout: str | None = None, c: float = 1.0,
+                 seed: int | np.random.Generator | None = None,
                  game: DaihinminGame | None = None) -> None:
-        self.opponent_role, self.own_role = parse_playout(playout)
+        self.opponent_role, self.own_role = playout_roles(playout, self_playout)
         config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
         self.role_playouts = RolePlayouts()
         self.mcts = MCTS(game or DaihinminGame(), config, UCB1Tuned(c), self.role_playouts,
                          rng=np.random.default_rng(seed))
-        self.playout = playout
         #: (logp [5, K], modelled [5]): the learned models the model roles play.
         self.playout_models: tuple[np.ndarray, np.ndarray] | None = None
         self.last_result = None
@@ -101,8 +100,8 @@ class MonteCarloClient:
     game's moves and the hands they were made from (SPEC §7); a searcher playing a model
     itself plays the opponents' models pooled (their counts summed: how this table plays)."""
 
-    def __init__(self, **options) -> None:
-        self.player = MonteCarloPlayer(**options)
+    def __init__(self, player: MonteCarloPlayer) -> None:
+        self.player = player
         self.tracker = TableTracker(self.player.mcts.game)
         self.me = -1  # our player number, read at our first turn
         self.models = [OpponentModel(IMPROVED) for _ in range(NUM_PLAYERS)]
@@ -136,31 +135,3 @@ class MonteCarloClient:
 
     def on_field(self, table: np.ndarray) -> None:
         self.tracker.on_field(table)
-
-
-CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, "
-                "mc:random:0.5s, mc:model/model:100)")
-
-
-def make_client(spec: str, seed: int | None = None, rules: Rules = Rules()):
-    """A UECda table client by name: ``default`` the standard client; ``mc`` the Monte Carlo
-    client, optionally with its playout policy and budget (1,000 playouts by default), following
-    and searching the game under ``rules``."""
-    if spec == "default":
-        return DefaultClient()
-    parts = spec.split(":")
-    if parts[0] != "mc" or len(parts) > 3:
-        raise ValueError(f"unknown client {spec!r}; known: {CLIENT_SPECS}")
-    options: dict = {"seed": seed, "game": DaihinminGame(rules)}
-    if len(parts) > 1:
-        options["playout"] = parts[1]
-    if len(parts) > 2:
-        budget = parts[2]
-        try:
-            if budget.endswith("s"):
-                options.update(seconds=float(budget[:-1]), playouts=0)
-            else:
-                options["playouts"] = int(budget)
-        except ValueError:
-            raise ValueError(f"budget {budget!r} in {spec!r} is neither playouts nor SECONDSs")
-    return MonteCarloClient(**options)

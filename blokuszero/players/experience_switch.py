@@ -4,7 +4,7 @@ similar boards found for it; use ``d = 2`` when the boards found are near in the
 distance <= 2.92) and their distance profile is stable from game to game (mean per-distance
 standard deviation <= 2.6e-2), else ``d = 0`` (the paper's thresholds for 250 playouts).
 
-A player's pre-game step (``engines.ggp_player.switch_distance`` runs it at the start clock),
+A player's pre-game step (``players.ggp_uct.switch_distance`` runs it at the start clock),
 so it lives with the players, not with the experiments.
 """
 

@@ -1,12 +1,16 @@
 """Players from plain settings (config files, command lines) and the named presets.
 
 A player spec is a mapping with ``preset`` (a name from :data:`PRESETS`) and/or ``kind``
-(``random``, ``mcts``, ``depth_first``, ``alphazero``, ``gtp``) plus options that override the preset's. Unknown
-options are an error that names them.
+(``random``, ``mcts``, ``depth_first``, ``alphazero``, ``gtp``, ``ggp_uct``, ``daihinmin_mc``,
+``daihinmin_default``) plus options that override the preset's. Unknown options are an error
+that names them. :func:`make_player` makes a player of a spec; :func:`make_client` makes a
+UECda table client (Daihinmin's kinds) of the same specs, and :func:`parse_client_spec` reads
+the command lines' shorthand for them (``mc:random:100``).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -16,6 +20,9 @@ import numpy as np
 
 from ..games.abilities import HasPassAction, HasPatternNeighbours, implements
 from ..games.base import Game, State
+from ..games.daihinmin import DaihinminGame
+from ..games.ggp import GgpGame
+from ..games.ggp.softmax_policy import SoftmaxPolicy
 from ..games.registry import encoder_name, make_encoder
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
@@ -24,8 +31,12 @@ from ..search.alphazero import network_search
 from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
-from ..settings import Settings, check_value, declared, setting
+from ..settings import Settings, SettingError, check_value, declared, setting
+from . import ggp_uct
 from .base import Player, RandomPlayer
+from .daihinmin_default_client import DefaultClient
+from .daihinmin_mc import MonteCarloClient, MonteCarloPlayer
+from .daihinmin_playouts import POLICIES as DAIHINMIN_PLAYOUTS
 from .gtp_player import GtpPlayer
 from .search_players import DepthFirstPlayer, MCTSPlayer
 
@@ -62,6 +73,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": PUCTSettings().c_base, "c_init": PUCTSettings().c_init,
                   "device": "cpu"},
+    # The GGP player's UCT (the paper's C = 0.7 over uniform playouts); its budget is the play
+    # clock's (time_limit) where a simulation count does not bound it.
+    "ggp_uct": {"kind": "ggp_uct", "c": 0.7, "playout": "uniform"},
 }
 
 #: The clock of ``time_limit`` for the MCTS and network players made here: CPU seconds of this
@@ -95,7 +109,18 @@ _OPTIONS = {
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
+    # GDL games' UCT (players.ggp_uct): playout uniform, mast (tau), nst (epsilon) or softmax
+    # (policy_file, or a policy object), the search experience and its switching rule.
+    "ggp_uct": set(ggp_uct.OPTIONS),
+    # Daihinmin's flat Monte Carlo (fumiya's): the budget as the other searches name it (each
+    # simulation one playout; time_limit in wall seconds), the opponents' playout policy and the
+    # searcher's own (self_playout), UCB1-tuned's c. A table client (make_client) or a player.
+    "daihinmin_mc": {"simulations", "time_limit", "playout", "self_playout", "c"},
+    # The UECda standard client: a table client only (make_client).
+    "daihinmin_default": set(),
 }
+#: The kinds that make UECda table clients (:func:`make_client`).
+CLIENT_KINDS = ("daihinmin_default", "daihinmin_mc")
 SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "ucb1_tuned": (UCB1Tuned, ("c",)),
                    "progressive_history": (ProgressiveHistory, ("c", "w")),
                    "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
@@ -136,6 +161,12 @@ class PlayerOptions(Settings):
     mix_playouts: int = setting(low=1)
     mix_playout: str = setting()
     mix_epsilon: float = setting(low=0, high=1)
+    tau: float = setting(above=0)
+    policy_file: str | None = setting()
+    policy: SoftmaxPolicy | None = setting()
+    experience: dict | str | None = setting()
+    switch_time_limit: float | None = setting(low=0)
+    self_playout: str = setting(choices=DAIHINMIN_PLAYOUTS)
 
 
 # Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
@@ -186,8 +217,13 @@ def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
         annotation, bounds = _DECLARED[key]
         check_value(key, value, annotation, **bounds)
     # The search configs check how their settings go together (e.g. simulations or a time limit).
-    if kind in ("mcts", "alphazero"):
+    if kind in ("mcts", "alphazero", "ggp_uct", "daihinmin_mc"):
         MCTSConfig(**{k: v for k, v in merged.items() if k in _MCTS_FIELDS})
+    if kind == "ggp_uct":
+        ggp_uct.check_options(merged)
+    elif kind == "daihinmin_mc" and merged.get("playout", "random") not in DAIHINMIN_PLAYOUTS:
+        raise SettingError("playout", f"must be one of {list(DAIHINMIN_PLAYOUTS)}, "
+                           f"not {merged['playout']!r}")
     elif kind == "depth_first":
         DepthFirstConfig(**{k: v for k, v in merged.items() if k in _DEPTH_FIRST_FIELDS})
     return {"kind": kind, **merged}
@@ -287,6 +323,15 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
         return DepthFirstPlayer(DepthFirstSearch(game, config, evaluate, order, max_sum))
     if s["kind"] == "alphazero":
         return _alphazero_player(game, s, rng)
+    if s["kind"] == "ggp_uct":
+        if not isinstance(game, GgpGame):
+            raise ValueError(f"a ggp_uct player plays GDL games, not {game.name}")
+        return ggp_uct.uct_player(game, s, rng)
+    if s["kind"] == "daihinmin_mc":
+        return _monte_carlo_player(game, s, rng)
+    if s["kind"] == "daihinmin_default":
+        raise ValueError("the daihinmin_default player is a UECda table client: make it with "
+                         "make_client")
     if s["kind"] == "gtp":
         if not s.get("command"):
             raise ValueError(f"a gtp player needs the engine's command line as 'command' "
@@ -300,3 +345,65 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
                            clock=SEARCH_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
+
+
+def _monte_carlo_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -> MonteCarloPlayer:
+    if not isinstance(game, DaihinminGame):
+        raise ValueError(f"a daihinmin_mc player plays Daihinmin, not {game.name}")
+    names = {"simulations": "playouts", "time_limit": "seconds", "playout": "playout",
+             "self_playout": "self_playout", "c": "c"}
+    return MonteCarloPlayer(**{names[k]: v for k, v in s.items() if k in names}, seed=rng,
+                            game=game)
+
+
+def make_client(game: DaihinminGame, spec: Mapping[str, Any], seed: int | None = None):
+    """A UECda table client (``on_deal``, ``on_hand``, ``on_field`` from the table stream: not
+    a :class:`Player`, which plays engine states) following ``game``'s rules, from a spec of a
+    kind in :data:`CLIENT_KINDS`: ``daihinmin_default`` the standard client,
+    ``daihinmin_mc`` the Monte Carlo client around the player :func:`make_player` makes of the
+    same spec."""
+    s = resolve_spec(spec)
+    if s["kind"] not in CLIENT_KINDS:
+        raise ValueError(f"a {s['kind']} player is no UECda table client; those are "
+                         f"{', '.join(CLIENT_KINDS)}")
+    if s["kind"] == "daihinmin_default":
+        return DefaultClient()
+    return MonteCarloClient(_monte_carlo_player(game, s, np.random.default_rng(seed)))
+
+
+#: The command lines' forms of a table client's spec, for their help.
+CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, "
+                "mc:random:0.5s, mc:model/model:100) | a JSON spec ({\"kind\": \"daihinmin_mc\", ...})")
+
+
+def parse_client_spec(text: str) -> dict[str, Any]:
+    """The spec of a table client written on a command line (:data:`CLIENT_SPECS`): ``default``
+    the standard client; ``mc`` the Monte Carlo client, optionally with its playout policies
+    (opponents'/own) and budget; or a JSON spec mapping. Options are checked by
+    :func:`make_client`."""
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"client spec {text!r} is not JSON: {err}") from None
+    if text == "default":
+        return {"kind": "daihinmin_default"}
+    parts = text.split(":")
+    if parts[0] != "mc" or len(parts) > 3:
+        raise ValueError(f"unknown client {text!r}; known: {CLIENT_SPECS}")
+    spec: dict[str, Any] = {"kind": "daihinmin_mc"}
+    if len(parts) > 1:
+        playout, _, own = parts[1].partition("/")
+        spec["playout"] = playout
+        if own:
+            spec["self_playout"] = own
+    if len(parts) > 2:
+        budget = parts[2]
+        try:
+            if budget.endswith("s"):  # a time budget only: no playout count ends it first
+                spec.update(time_limit=float(budget[:-1]), simulations=0)
+            else:
+                spec["simulations"] = int(budget)
+        except ValueError:
+            raise ValueError(f"budget {budget!r} in {text!r} is neither playouts nor SECONDSs") from None
+    return spec

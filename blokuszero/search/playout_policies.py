@@ -98,7 +98,7 @@ class PolicyRolloutEvaluator(Evaluator):
         return int(self.rng.choice(legal))
 
     def _playout(self, state: State) -> tuple[list[int], list[int], np.ndarray | None]:
-        if self.learned is not None:  # (its positions are not recorded: see make_uct_player)
+        if self.learned is not None:  # (its positions are not recorded: see players.ggp_uct)
             players, actions = self.learned.playout(state)
             return list(players), list(actions), None
         if self.policy == "uniform" and implements(state, HasPlayouts):
