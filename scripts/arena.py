@@ -2,7 +2,8 @@
 
     python scripts/arena.py games=300 players.mcts_maxn.simulations=800
     python scripts/arena.py seats=[brs,random,random,random] +players.brs='{preset: brs}'
-    python scripts/arena.py '+players.pentobi={kind: gtp, command: "pentobi-gtp --quiet --noresign"}' seats=[pentobi,random,random,random]
+    python scripts/arena.py '+players.pentobi={kind: gtp, command: "pentobi-gtp --quiet --noresign"}' \\
+        seats=[pentobi,random,random,random]
 """
 
 from __future__ import annotations

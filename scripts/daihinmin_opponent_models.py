@@ -29,8 +29,7 @@ from blokuszero.games.daihinmin.game import DaihinminGame
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.match.stats import wilson_interval
 from blokuszero.match.uecda_replay import rules_of
-from blokuszero.players.daihinmin_opponent_model import (FEATURES, OPTIONS, SIMPLE, TIES,
-                                                         accuracy_protocol, game_moves)
+from blokuszero.players.daihinmin_opponent_model import FEATURES, OPTIONS, SIMPLE, TIES, accuracy_protocol, game_moves
 
 PAPER = {"random": 20.55, "naive_bayes": 48.52, "improved": 64.52}  # default client modelled
 

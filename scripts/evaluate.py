@@ -21,9 +21,8 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from blokuszero.match.evaluation import candidates, evaluate, format_curve, markdown_curve, write_curve
-from blokuszero.players.factory import resolve_spec
 from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games
-
+from blokuszero.players.factory import resolve_spec
 
 USAGE = ("usage: python scripts/evaluate.py checkpoint=PATH [KEY=VALUE ...]  (PATH: a checkpoint, "
          "a quoted glob or a run directory; --help lists the settings)")

@@ -19,7 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from blokuszero.match.gate import default_out_dir, format_verdict, run_gate
 
-USAGE = "usage: python scripts/gate.py candidate=PATH shipped=PATH [ship=true] [KEY=VALUE ...]  (--help lists the settings)"
+USAGE = ("usage: python scripts/gate.py candidate=PATH shipped=PATH [ship=true] [KEY=VALUE ...]  "
+         "(--help lists the settings)")
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="gate")

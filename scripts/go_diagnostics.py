@@ -22,12 +22,11 @@ import argparse
 import json
 import time
 
-
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import playouts as P
-from blokuszero.players.game_loop import play
 from blokuszero.match.stats import wilson_interval
 from blokuszero.players.factory import make_player
+from blokuszero.players.game_loop import play
 from blokuszero.players.search_players import Resigning
 
 

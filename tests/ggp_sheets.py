@@ -8,7 +8,6 @@ import functools
 import os
 from pathlib import Path
 
-
 RULES_DIR = Path(os.environ.get("BLOKUSZERO_GGP_RULES") or Path(__file__).parent / "data" / "ggp")
 if not (RULES_DIR / "perft.json").is_file():
     raise FileNotFoundError(f"GGP rule sheets not found: {RULES_DIR} holds no perft.json "

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
 from blokuszero.games.blokus import rules as E
-from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.blokus import tables as T
+from blokuszero.games.numba_random import seed_numba
 
 
 def oracle_legal(state: BlokusState, colour: int) -> np.ndarray:

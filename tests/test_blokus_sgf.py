@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from blokuszero.games.blokus import BlokusGame
-from blokuszero.games.blokus import rules as E
-from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.blokus.sgf import read_sgf, write_sgf
+from blokuszero.games.numba_random import seed_numba
 
 
 def test_round_trip_of_random_games():

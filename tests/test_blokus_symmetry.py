@@ -6,8 +6,14 @@ import numpy as np
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
 from blokuszero.games.blokus import tables as T
-from blokuszero.games.blokus.symmetry import (COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, ROTATIONS,
-                                              SQUARE_MAP, transform_board)
+from blokuszero.games.blokus.symmetry import (
+    COLOR_MAP,
+    NUM_SYMMETRIES,
+    PLACEMENT_MAP,
+    ROTATIONS,
+    SQUARE_MAP,
+    transform_board,
+)
 
 
 def test_maps_are_bijections_and_group_elements():

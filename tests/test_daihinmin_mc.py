@@ -21,11 +21,17 @@ from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.base import RandomPlayer
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
-from blokuszero.players.factory import make_client, parse_client_spec
-from blokuszero.players.daihinmin_opponent_model import (IMPROVED, OpponentModel, _histogram,
-                                                         game_moves, log_probabilities, score,
-                                                         strengths)
+from blokuszero.players.daihinmin_opponent_model import (
+    IMPROVED,
+    OpponentModel,
+    _histogram,
+    game_moves,
+    log_probabilities,
+    score,
+    strengths,
+)
 from blokuszero.players.daihinmin_playouts import RolePlayouts, play_out
+from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.search.selection import ucb1_tuned_scores
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"

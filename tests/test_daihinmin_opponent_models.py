@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from project_scripts import load_script
 
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState
 from blokuszero.games.daihinmin import rules as K
@@ -17,8 +18,6 @@ from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.match.uecda_replay import rules_of
 from blokuszero.players import daihinmin_opponent_model as M
-
-from project_scripts import load_script
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 

@@ -13,7 +13,6 @@ from blokuszero.games.daihinmin.cards import JOKER, card_index, hand_of, parse_c
 from blokuszero.games.daihinmin.game import submission
 from blokuszero.games.daihinmin.tables import action_to_table, analyze, table_to_action
 from blokuszero.games.numba_random import seed_numba
-from blokuszero.games.testing import check_game
 
 
 def test_action_space_is_pinned():

@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 import pytest
+from project_scripts import load_script
 
 from blokuszero.engines import uecda as client_main
 from blokuszero.engines.uecda import connect, play_match
@@ -15,10 +16,15 @@ from blokuszero.match.uecda_match import MatchSettings
 from blokuszero.match.uecda_replay import replay_record
 from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.protocols.uecda import (TcpSeat, accept_player, decode_table, encode_table, listen,
-                                        profile_name, profile_table)
-
-from project_scripts import load_script
+from blokuszero.protocols.uecda import (
+    TcpSeat,
+    accept_player,
+    decode_table,
+    encode_table,
+    listen,
+    profile_name,
+    profile_table,
+)
 
 SETTINGS = MatchSettings(games=6, rank_reset=3, seat_change_every=2)
 

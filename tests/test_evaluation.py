@@ -13,12 +13,12 @@ import pytest
 import torch
 
 from blokuszero.games.blokus import BlokusState
-from blokuszero.nn.checkpoint import save_network
-from blokuszero.nn.model import build_model
 from blokuszero.match.arena import Match, load_records, play_game, run_match
 from blokuszero.match.evaluation import candidates, evaluation_match, find_checkpoints
-from blokuszero.players.factory import resolve_spec
 from blokuszero.match.ladder import describe, fit_elo, load_games
+from blokuszero.nn.checkpoint import save_network
+from blokuszero.nn.model import build_model
+from blokuszero.players.factory import resolve_spec
 from blokuszero.protocols.gtp import GtpClient
 
 ROOT = Path(__file__).resolve().parents[1]

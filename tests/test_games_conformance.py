@@ -11,9 +11,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blokuszero.games.abilities import (GAME_ABILITIES, STATE_ABILITIES, HasCompact, HasMovesOutOfTurn,
-                                        HasNumbaKernels, HasPassAction, HasPatternNeighbours, HasPlayouts,
-                                        HasPriorKnowledge, HasScores, HasSearchActions, HasTracedPlayouts)
+from blokuszero.games.abilities import (
+    GAME_ABILITIES,
+    STATE_ABILITIES,
+    HasCompact,
+    HasMovesOutOfTurn,
+    HasNumbaKernels,
+    HasPassAction,
+    HasPatternNeighbours,
+    HasPlayouts,
+    HasPriorKnowledge,
+    HasScores,
+    HasSearchActions,
+    HasTracedPlayouts,
+)
 from blokuszero.games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.registry import SPECS, encoder_name, game_spec, make_encoder, make_game

@@ -5,26 +5,33 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ggp_sheets import RULES_DIR, sheet_game
+from test_ggp_reasoner import PICK3
 
 from blokuszero.engines.ggp_player import DEFAULT_SPEC, GgpPlayerEngine
-from blokuszero.players.factory import make_player
-from blokuszero.players.ggp_uct import parse_experience, switch_distance
-from blokuszero.games.ggp import GgpGame
-from blokuszero.games.ggp.boards import (BLANK, BoardEncoder, appearance_codes, board_row,
-                                         detect_cells, fold, huffman_codes, pregame_boards)
-from blokuszero.games.ggp.kif import parse_term
 from blokuszero.experiments import ggp_experience
+from blokuszero.games.ggp import GgpGame
+from blokuszero.games.ggp.boards import (
+    BLANK,
+    BoardEncoder,
+    appearance_codes,
+    board_row,
+    detect_cells,
+    fold,
+    huffman_codes,
+    pregame_boards,
+)
+from blokuszero.games.ggp.kif import parse_term
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.match.stats import sign_test
 from blokuszero.players.experience_switch import SimilarityReport, choose_distance, summarize
+from blokuszero.players.factory import make_player
+from blokuszero.players.ggp_uct import parse_experience, switch_distance
 from blokuszero.protocols.ggp_http import Message, format_message
 from blokuszero.search.enhancements import Enhancement
 from blokuszero.search.experience import SearchExperience
 from blokuszero.search.experience_table import ExperienceTable
 from blokuszero.search.tree import SEEDED_VISITS, Tree
-
-from ggp_sheets import RULES_DIR, sheet_game
-from test_ggp_reasoner import PICK3
 
 
 def ttt_row(game, marks: dict[tuple[int, int], str]) -> np.ndarray:

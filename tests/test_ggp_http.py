@@ -9,16 +9,14 @@ import threading
 import time
 import urllib.request
 
-import numpy as np
 import pytest
+from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
 from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
-from blokuszero.players.factory import make_player
 from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.match.ggp_manager import run_matches
+from blokuszero.players.factory import make_player
 from blokuszero.protocols.ggp_http import Message, ProtocolError, format_message, parse_message
-
-from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
 
 def test_messages_are_case_insensitive_and_round_trip():

@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
+from ggp_sheets import sheet_game, uct_first_places
+from test_ggp_reasoner import PICK3
 
 from blokuszero.games.ggp import GgpGame
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator
-
-from ggp_sheets import sheet_game, uct_first_places
-from test_ggp_reasoner import PICK3
 
 
 def test_rewards_are_goals_rescaled_to_unit_range():
@@ -72,8 +71,9 @@ def test_uct_with_learned_playouts_beats_random(policy):
 def test_arena_plays_gdl_games_and_counts_wins_above_the_middle_goal(tmp_path):
     """``game=ggp game.rules=...`` in the arena: UCT against random on tic-tac-toe; a seat wins
     with a goal above 50, so a drawn game (50 each) is nobody's win."""
-    from blokuszero.match.arena import Match, run_match
     from ggp_sheets import RULES_DIR
+
+    from blokuszero.match.arena import Match, run_match
 
     match = Match(game="ggp", game_options={"rules": str(RULES_DIR / "tictactoe.kif")},
                   seats=["uct", "random"], players={"uct": {"preset": "uct", "simulations": 200},

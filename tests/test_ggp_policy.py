@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ggp_sheets import sheet_game
 
 from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.rl import simulation_balancing as sb
 from blokuszero.rl.ggp_playout_policy import TrainableSoftmaxPolicy
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator
-
-from ggp_sheets import sheet_game
 
 # tic-tac-toe actions: (mark x y) = 3 (x - 1) + (y - 1), noop = 9
 # x: (1 1) (1 2) (3 1); o: (2 1) (2 2); o to move wins with (mark 2 3) = 5

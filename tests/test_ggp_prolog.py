@@ -4,11 +4,10 @@ the translation on a hand-written game, then random walks of every rule sheet.""
 from __future__ import annotations
 
 import pytest
-
-from blokuszero.games.ggp import GgpGame
-
 from ggp_sheets import RULES_DIR, SHEETS, SLOW_SHEETS, sheet_game
 from prolog_oracle import HOW_TO_GET, SWIPL, PrologGame, compare_walks, read_gdl, translate
+
+from blokuszero.games.ggp import GgpGame
 
 pytestmark = pytest.mark.skipif(SWIPL is None, reason=f"SWI-Prolog is NOT installed ({HOW_TO_GET}): "
                                                       "the GDL cross-check against Prolog did not run")

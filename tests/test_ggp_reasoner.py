@@ -8,14 +8,14 @@ import logging
 
 import numpy as np
 import pytest
+from ggp_sheets import RULES_DIR, SHEETS, SLOW_SHEETS, sheet_game
 
 from blokuszero.games.base import SIMULTANEOUS, TERMINAL
-from blokuszero.games.ggp import GgpGame, GdlError, KifError, load_description, parse_kif
-from blokuszero.games.ggp.perft import main as perft_main, perft
+from blokuszero.games.ggp import GdlError, GgpGame, KifError, load_description, parse_kif
 from blokuszero.games.ggp.game import make_reasoner
+from blokuszero.games.ggp.perft import main as perft_main
+from blokuszero.games.ggp.perft import perft
 from blokuszero.games.testing import check_game, random_step
-
-from ggp_sheets import RULES_DIR, SHEETS, SLOW_SHEETS, sheet_game
 
 # A 3-role game written for these tests (no sheet has its shape): every role picks a number
 # at once; after two rounds the sum decides. Simultaneous moves, recursion (sum by successor),

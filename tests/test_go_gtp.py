@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -16,12 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blokuszero.engines.go import Clock, GoGtpEngine
 from blokuszero.games.go import GoGame
 from blokuszero.games.go.scoring import STATUSES
 from blokuszero.games.go.sgf import read_sgf
-
 from blokuszero.players.factory import make_player
-from blokuszero.engines.go import Clock, GoGtpEngine
 
 REQUIRED = ("boardsize", "clear_board", "komi", "play", "genmove", "undo", "final_score", "showboard",
             "time_settings", "time_left", "list_commands", "known_command", "protocol_version",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_go_rules import position
 
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import playouts as P
 from blokuszero.games.go.game import playout_rules
 from blokuszero.games.numba_random import seed_numba
-from test_go_rules import play, position
 
 
 def proposals(state, last: str, rules: int, tries: int = 200) -> set[str]:

@@ -7,9 +7,9 @@ import pytest
 
 from blokuszero.games.go import GoGame, GoState
 from blokuszero.games.go import rules as E
+from blokuszero.games.numba_random import seed_numba
 from blokuszero.games.registry import make_game
 from blokuszero.games.testing import check_game
-from blokuszero.games.numba_random import seed_numba
 
 
 def position(game: GoGame, rows: list[str], to_move: int = 0) -> GoState:

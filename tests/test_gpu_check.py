@@ -35,7 +35,8 @@ def figure(value) -> bool:
 def test_the_full_check_measures_what_the_issue_asks(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     full = importlib.import_module("gpu_check").FULL
-    assert (full.model, full.batches, full.sp_actors, full.train_minutes) == ("b10c128", (256, 1024, 4096), (1, 2, 4), 3)
+    assert (full.model, full.batches, full.sp_actors, full.train_minutes) == \
+        ("b10c128", (256, 1024, 4096), (1, 2, 4), 3)
     # The GPU run's settings, which only a GPU runs, pass the run's checks here, and fit one GPU.
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         cfg = compose("config", overrides=[*full.train_overrides, f"train.max_minutes={full.train_minutes}"])

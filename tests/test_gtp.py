@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.games.blokus import BlokusState
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.match.arena import Match, run_match
-from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.protocols.gtp import GtpClient, GtpError, format_response, parse_command
 
 ENGINE = [sys.executable, "-m", "blokuszero.engines.blokus"]

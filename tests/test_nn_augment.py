@@ -6,10 +6,17 @@ import numpy as np
 import pytest
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
+from blokuszero.games.blokus.encoder import (
+    SEAT_MAP,
+    encode,
+    encode_batch,
+    to_mover_frame,
+    transform_planes,
+    transform_policy,
+    transform_value,
+)
 from blokuszero.games.blokus.symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, ROTATIONS
 from blokuszero.games.testing import random_positions
-from blokuszero.games.blokus.encoder import (SEAT_MAP, encode, encode_batch, to_mover_frame, transform_planes,
-                                             transform_policy, transform_value)
 
 MIRRORS = tuple(k for k in range(NUM_SYMMETRIES) if k not in ROTATIONS)
 

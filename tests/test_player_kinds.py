@@ -4,6 +4,7 @@ from a spec, a bad option named, the same spec and seed giving the same moves.""
 from __future__ import annotations
 
 import pytest
+from ggp_sheets import sheet_game
 
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.match.uecda_match import MatchSettings
@@ -12,8 +13,6 @@ from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import MonteCarloClient, MonteCarloPlayer
 from blokuszero.players.factory import make_client, make_player, parse_client_spec
 from blokuszero.players.search_players import MCTSPlayer
-
-from ggp_sheets import sheet_game
 
 GGP = {"preset": "ggp_uct", "simulations": 40}
 MC = {"kind": "daihinmin_mc", "simulations": 20, "playout": "default"}

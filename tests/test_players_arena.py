@@ -8,9 +8,9 @@ import pytest
 
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.games.registry import make_game
-from blokuszero.players import make_player, resolve_spec
 from blokuszero.match.arena import Match, format_summary, run_match
 from blokuszero.match.stats import wilson_interval
+from blokuszero.players import make_player, resolve_spec
 
 
 def test_wilson_interval_known_values():
@@ -41,7 +41,8 @@ def test_mcts_maxn_preset_is_the_papers_baseline():
     ({"preset": "muzero"}, "unknown player preset 'muzero'"),
     ({"kind": "mcts", "simulation": 5}, r"unknown option\(s\) \['simulation'\]"),
     ({}, "needs a preset or a kind"),
-    ({"preset": "uct", "selection": "ucb2"}, r"selection must be one of \['progressive_history', 'puct', 'rave', 'ucb1', 'ucb1_tuned'\], not 'ucb2'"),
+    ({"preset": "uct", "selection": "ucb2"},
+     r"selection must be one of \['progressive_history', 'puct', 'rave', 'ucb1', 'ucb1_tuned'\], not 'ucb2'"),
     # Types and ranges are checked before anything is built (before: a TypeError deep in MCTS).
     ({"preset": "uct", "simulations": "abc"}, "^simulations must be int, not 'abc'$"),
     ({"preset": "uct", "simulations": -5}, "^simulations must be >= 0, not -5$"),

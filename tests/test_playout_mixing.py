@@ -16,7 +16,7 @@ from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
 from blokuszero.players.factory import make_player, player_settings
-from blokuszero.search import MCTS, PUCT, PlayoutMixing, RolloutEvaluator
+from blokuszero.search import MCTS, PlayoutMixing, RolloutEvaluator
 from blokuszero.search.alphazero import network_search
 from blokuszero.search.evaluators import Evaluation, Evaluator
 

@@ -69,16 +69,17 @@ COMMANDS: dict[str, Run] = {
     "command: \"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3":
         Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
     "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
-    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 800, leaves_per_batch: 8, virtual_loss: "
-    "true, mix_lambda: 0.5, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: \"pentobi-gtp --quiet --noresign "
-    "--level 3\"}' out_dir=evaluations/pentobi/L3_mix05_b8_800":
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 800, leaves_per_batch: 8, "
+    "virtual_loss: true, mix_lambda: 0.5, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_mix05_b8_800":
         Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
     # It draws the matches above (no other matches are stored yet at this point of README).
     "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
         Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
     # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
     "python train.py hardware=gpu8 experiment=paper": Run((
-        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
+        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu",
+        "hardware.learner_device=cpu",
         "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.learner_gpus=0", "hardware.actors=1",
         "hardware.threads_per_actor=1", "eval.enabled=false")),
     "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
@@ -100,7 +101,8 @@ COMMANDS: dict[str, Run] = {
         "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
     "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
         Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
-    "python scripts/arena.py games=100 'seats=[brs,random,random,random]' '+players.brs={preset: brs, node_limit: 1000}'":
+    "python scripts/arena.py games=100 'seats=[brs,random,random,random]' "
+    "'+players.brs={preset: brs, node_limit: 1000}'":
         Run(("games=1", "players.brs.node_limit=50", "out_dir=arena3", *MATCH)),
     "python scripts/arena.py game=tictactoe 'seats=[uct,random]' '+players.uct={preset: uct}' games=50":
         Run(("games=4", "+players.uct.simulations=50", "out_dir=arena4", *MATCH), slow=False),

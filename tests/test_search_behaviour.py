@@ -14,8 +14,17 @@ from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.testing import check_game
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.games.toy import ClaimGame, ExplicitTreeGame
-from blokuszero.search import (MCTS, PUCT, UCB1, MCTSConfig, UCB1Tuned, ProgressiveHistory, RolloutEvaluator,
-                               UniformEvaluator, choose_action)
+from blokuszero.search import (
+    MCTS,
+    PUCT,
+    UCB1,
+    MCTSConfig,
+    ProgressiveHistory,
+    RolloutEvaluator,
+    UCB1Tuned,
+    UniformEvaluator,
+    choose_action,
+)
 from blokuszero.search.compiled import TIMED_CHUNK
 from blokuszero.search.depth_first import DepthFirstConfig, DepthFirstSearch
 

@@ -14,8 +14,7 @@ from blokuszero.games.kuhn import BET, PASS, KuhnGame, KuhnState
 from blokuszero.games.matrix import MatrixGame
 from blokuszero.games.testing import check_game
 from blokuszero.games.tictactoe import TicTacToeGame, TicTacToeState
-from blokuszero.search import (MCTS, PUCT, UCB1, Evaluation, MCTSConfig, RolloutEvaluator,
-                               choose_action)
+from blokuszero.search import MCTS, PUCT, UCB1, Evaluation, MCTSConfig, RolloutEvaluator, choose_action
 
 COOPERATE, DEFECT = 0, 1
 

@@ -23,8 +23,7 @@ from omegaconf import OmegaConf
 
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
-from blokuszero.nn.checkpoint import (checkpoint_paths, latest_checkpoint, load_checkpoint, load_network,
-                                      save_checkpoint)
+from blokuszero.nn.checkpoint import checkpoint_paths, latest_checkpoint, load_checkpoint, load_network, save_checkpoint
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
 from blokuszero.rl.learner import Learner, LearnerSettings
@@ -353,8 +352,9 @@ def test_ray_workers_use_the_drivers_numba_cache_directory(ray_session):
 
     @ray.remote
     def cache_directory():
-        import blokuszero
         import numba
+
+        import blokuszero
 
         return str(blokuszero.NUMBA_CACHE), numba.config.CACHE_DIR
 

@@ -112,8 +112,8 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     """(logp [5, K], modelled [5]): improved models of the five default clients of the
     official record in tests/data, learned from its first 100 games."""
     from ..games.daihinmin.log import read_log
-    from ..players.daihinmin_opponent_model import game_moves
     from ..match.uecda_replay import rules_of
+    from ..players.daihinmin_opponent_model import game_moves
 
     record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])

@@ -18,9 +18,19 @@ import numpy as np
 
 from ..games.daihinmin import DaihinminGame, Rules
 from ..players.factory import CLIENT_SPECS, make_client, parse_client_spec
-from ..protocols.uecda import (DEFAULT_PORT, GAME_GOES_ON, GAME_OVER, MATCH_OVER, TABLE_BYTES,
-                               TABLE_SHAPE, Connection, ProtocolError, decode_table, profile_table,
-                               recv_exact)
+from ..protocols.uecda import (
+    DEFAULT_PORT,
+    GAME_GOES_ON,
+    GAME_OVER,
+    MATCH_OVER,
+    TABLE_BYTES,
+    TABLE_SHAPE,
+    Connection,
+    ProtocolError,
+    decode_table,
+    profile_table,
+    recv_exact,
+)
 
 
 def check_table(table: np.ndarray, kind: str) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.go import GoGame
+from ..players.game_loop import RefereeRefusal
 from ..players.gtp_player import engine_argv
 from ..protocols.gtp import GtpClient, GtpError
-from ..players.game_loop import RefereeRefusal
 
 
 class GtpReferee:

@@ -8,8 +8,7 @@ planes, the mover's frame and symmetries come from each game's encoder
 
 from .evaluator import NetworkEvaluator
 from .loss import Losses, policy_value_loss
-from .model import (MODEL_SIZES, POLICY_HEADS, ConvPolicyHead, ModelConfig, PolicyValueNet, ResidualBlock,
-                    build_model)
+from .model import MODEL_SIZES, POLICY_HEADS, ConvPolicyHead, ModelConfig, PolicyValueNet, ResidualBlock, build_model
 
 __all__ = [
     "MODEL_SIZES", "POLICY_HEADS", "ConvPolicyHead", "Losses", "ModelConfig", "NetworkEvaluator",

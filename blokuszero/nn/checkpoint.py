@@ -1,8 +1,9 @@
 """Checkpoints: written atomically, verified by digest, rotated; the newest good one resumes.
 
 Each checkpoint is ``ckpt_STEP.pt`` (torch.save of a dict of tensors and plain values) and
-``ckpt_STEP.sha256`` (its digest), each written atomically (:func:`blokuszero.files.write_atomic`); the digest goes last, so a checkpoint whose digest is missing or differs was
-torn or damaged and is reported and skipped, never loaded.
+``ckpt_STEP.sha256`` (its digest), each written atomically (:func:`blokuszero.files.write_atomic`);
+the digest goes last, so a checkpoint whose digest is missing or differs was torn or damaged
+and is reported and skipped, never loaded.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ the rank). The move played is the most visited.
 
 :class:`MonteCarloPlayer` plays engine states (in-process matches, tests);
 :class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
-``scripts/daihinmin_match.py``; both made by :func:`~.factory.make_client`) through :class:`~..games.daihinmin.tracker.TableTracker`.
+``scripts/daihinmin_match.py``; both made by :func:`~.factory.make_client`) through
+:class:`~..games.daihinmin.tracker.TableTracker`.
 Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
 opponent models of :mod:`.daihinmin_opponent_model`.
 """

@@ -28,8 +28,17 @@ import numba as nb
 import numpy as np
 
 from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, A_VALUE, PASS,
-                                       T_LONE_JOKER, T_SEQUENCE, chance_action)
+from ..games.daihinmin.actions import (
+    A_CARDS,
+    A_COUNT,
+    A_SUIT,
+    A_TYPE,
+    A_VALUE,
+    PASS,
+    T_LONE_JOKER,
+    T_SEQUENCE,
+    chance_action,
+)
 from ..games.daihinmin.cards import JOKER, table_to_hand
 from ..games.daihinmin.game import DaihinminGame, DaihinminState, submission
 from ..games.daihinmin.log import GameRecord

@@ -26,8 +26,16 @@ from ..games.daihinmin import rules as K
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.game import DaihinminState
 from ..search.evaluators import Evaluation, Evaluator
-from .daihinmin_opponent_model import (IMPROVED, NUM_MODEL_ENTRIES, SIMPLE, choose, move_class,
-                                       sample, shape_bits, strengths)
+from .daihinmin_opponent_model import (
+    IMPROVED,
+    NUM_MODEL_ENTRIES,
+    SIMPLE,
+    choose,
+    move_class,
+    sample,
+    shape_bits,
+    strengths,
+)
 
 POLICIES = ("random", "default", "model", "model_sample")
 RANDOM, DEFAULT, MODEL, MODEL_SAMPLE = range(4)

@@ -24,14 +24,14 @@ from ..games.daihinmin import DaihinminGame
 from ..games.ggp import GgpGame
 from ..games.ggp.softmax_policy import SoftmaxPolicy
 from ..games.registry import encoder_name, make_encoder
+from ..search.alphazero import network_search
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
 from ..search.evaluators import PlayoutMixing, RolloutEvaluator
-from ..search.alphazero import network_search
-from ..search.mcts import MCTS, ROOT_POLICIES, MCTSConfig
+from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
-from ..settings import Settings, SettingError, check_value, declared, setting
+from ..settings import SettingError, Settings, check_value, declared, setting
 from . import ggp_uct
 from .base import Player, RandomPlayer
 from .daihinmin_default_client import DefaultClient

@@ -74,9 +74,9 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
          names: Sequence[str] | None = None, random_opening_moves: int = 0, max_moves: int | None = None,
          on_failure: str = "forfeit", referee: Referee | None = None, every_seat_moves: bool = False) -> Played:
     """Play ``state`` (changed in place) to its end, or ``max_moves`` moves, with ``players``
-    (one per seat, already reset; one player may hold several seats); ``rng`` draws chance outcomes, random opening moves and
-    substitutes (seed 0 when not given); ``names`` name the seats in messages. Returns what
-    happened (:class:`Played`)."""
+    (one per seat, already reset; one player may hold several seats); ``rng`` draws chance
+    outcomes, random opening moves and substitutes (seed 0 when not given); ``names`` name the
+    seats in messages. Returns what happened (:class:`Played`)."""
     rng = np.random.default_rng(0) if rng is None else rng
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {ON_FAILURE}, not {on_failure!r}")

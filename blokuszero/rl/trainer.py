@@ -27,14 +27,14 @@ from typing import Any
 
 import numpy as np
 import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 import torch
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from tqdm import tqdm
 
 from ..cluster import start_ray
 from ..files import write_atomic
-from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
 from ..games.registry import make_encoder
+from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
 from ..nn.model import ModelConfig, build_model
 from ..provenance import source
 from .actors import RemoteBuffer, RemoteGpuReservation, RemoteSelfPlayWorker
@@ -157,7 +157,8 @@ class Trainer:
                 ray.kill(self.learner_reservation)
             raise
         self._archive_config()
-        self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
+        self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(
+            self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
         if buffer_rng is not None:
             ray.get(self.buffer.set_rng_state.remote(buffer_rng))

@@ -29,7 +29,7 @@ from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
 from .evaluators import RolloutEvaluator
-from .selection import ProgressiveHistory, UCB1, progressive_history_select, ucb1_select
+from .selection import UCB1, ProgressiveHistory, progressive_history_select, ucb1_select
 from .shapes import MaxN, TreeShape
 from .tree import NOT_EXPANDED, UNKNOWN_PLAYER, Tree
 

@@ -122,9 +122,10 @@ class PriorKnowledge(Enhancement):
     per unit of weight at the state's win rate for it (``state.prior_knowledge(kind)``: per
     action a win rate in [0, 1] and a weight, 0 where unknown; a state without the method gets
     nothing). For two-player zero-sum games: the other player is credited the complement on
-    the tree's value scale. The virtual visits count as seeded (``SEEDED_VISITS``). With ``rave`` the same virtual games also seed the child's AMAF
-    statistics where the tree has them (the rows ``amaf_w``, ``amaf_wx``, ``amaf_u`` of
-    :class:`~blokuszero.search.rave.AmafStatistics`), as Fuego initialises both values."""
+    the tree's value scale. The virtual visits count as seeded (``SEEDED_VISITS``). With ``rave``
+    the same virtual games also seed the child's AMAF statistics where the tree has them (the
+    rows ``amaf_w``, ``amaf_wx``, ``amaf_u`` of :class:`~blokuszero.search.rave.AmafStatistics`),
+    as Fuego initialises both values."""
 
     def __init__(self, n_prior: int, kind: str = "simple", rave: bool = False) -> None:
         if n_prior < 1:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..encoding import Encoder, PolicyMap, from_mover_frame, to_mover_frame
+from ..encoding import Encoder, PolicyMap
 from . import rules as E
 from . import tables as T
 from .game import BlokusGame, BlokusState

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
-from . import rules as E
 from . import kernels  # noqa: F401  (registers the numba-level interface for Blokus positions)
+from . import rules as E
 from . import tables as T
 from .notation import placement_to_string, string_to_placement
 

@@ -82,8 +82,8 @@ def read_sgf(text: str, before_move: int | None = None) -> BlokusState:
                 try:
                     m = string_to_placement(value)
                     if state.current_player() != c:
-                        raise ValueError(f"{T.COLOR_NAMES[c]} is not to move "
-                                         f"({'nobody' if state.is_terminal() else T.COLOR_NAMES[state.current_player()]} is)")
+                        mover = "nobody" if state.is_terminal() else T.COLOR_NAMES[state.current_player()]
+                        raise ValueError(f"{T.COLOR_NAMES[c]} is not to move ({mover} is)")
                     state.apply_action(m)
                 except ValueError as err:
                     raise ValueError(f"SGF node {number}, {prop}[{value}]: {err}") from None

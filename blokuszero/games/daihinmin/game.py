@@ -16,11 +16,37 @@ import numpy as np
 
 from ..base import CHANCE, TERMINAL, Game, Seed, State, as_rng
 from . import rules as K
-from .actions import (A_CARDS, A_COUNT, A_SUIT, A_TYPE, CHANCE_BASE, GIVE1_BASE, NUM_ACTIONS,
-                      NUM_PLAY_ACTIONS, PASS, PERMUTATIONS, T_CHANCE, T_GIVE, T_LONE_JOKER, T_PASS,
-                      T_SEQUENCE, T_SINGLE, chance_action, give_action)
-from .cards import (FULL_DECK, NUM_CARDS, card_name, cards_of, hand_of, parse_cells,
-                    strongest_cards, table_cells_to_string, table_to_hand)
+from .actions import (
+    A_CARDS,
+    A_COUNT,
+    A_SUIT,
+    A_TYPE,
+    CHANCE_BASE,
+    GIVE1_BASE,
+    NUM_ACTIONS,
+    NUM_PLAY_ACTIONS,
+    PASS,
+    PERMUTATIONS,
+    T_CHANCE,
+    T_GIVE,
+    T_LONE_JOKER,
+    T_PASS,
+    T_SEQUENCE,
+    T_SINGLE,
+    chance_action,
+    give_action,
+)
+from .cards import (
+    FULL_DECK,
+    NUM_CARDS,
+    card_name,
+    cards_of,
+    hand_of,
+    parse_cells,
+    strongest_cards,
+    table_cells_to_string,
+    table_to_hand,
+)
 from .determinization import determinize, known_and_forbidden
 from .tables import action_to_table, analyze, table_to_action
 

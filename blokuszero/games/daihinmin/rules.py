@@ -10,9 +10,29 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .actions import (A_CARDS, A_COUNT, A_EIGHT, A_SUIT, A_TYPE, A_VALUE, CHANCE_BASE, FIVE_ID,
-                      GIVE1_BASE, GIVE2_BASE, GROUP_ID, JGROUP_ID, JSEQ_ID, LONE_JOKER, PASS,
-                      PERMUTATIONS, SEQ_ID, T_GROUP, T_LONE_JOKER, T_SEQUENCE, T_SINGLE)
+from .actions import (
+    A_CARDS,
+    A_COUNT,
+    A_EIGHT,
+    A_SUIT,
+    A_TYPE,
+    A_VALUE,
+    CHANCE_BASE,
+    FIVE_ID,
+    GIVE1_BASE,
+    GIVE2_BASE,
+    GROUP_ID,
+    JGROUP_ID,
+    JSEQ_ID,
+    LONE_JOKER,
+    PASS,
+    PERMUTATIONS,
+    SEQ_ID,
+    T_GROUP,
+    T_LONE_JOKER,
+    T_SEQUENCE,
+    T_SINGLE,
+)
 from .cards import JOKER
 
 # Phases.

@@ -11,9 +11,26 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .actions import (A_CARDS, A_JOKER_CELL, A_TYPE, FIVE_ID, GROUP_ID, JGROUP_ID, JSEQ_ID,
-                      LONE_JOKER, LONE_JOKER_CELL, NUM_PLAY_ACTIONS, PASS, SEQ_ID, T_GIVE, T_GROUP,
-                      T_LONE_JOKER, T_PASS, T_SEQUENCE, T_SINGLE)
+from .actions import (
+    A_CARDS,
+    A_JOKER_CELL,
+    A_TYPE,
+    FIVE_ID,
+    GROUP_ID,
+    JGROUP_ID,
+    JSEQ_ID,
+    LONE_JOKER,
+    LONE_JOKER_CELL,
+    NUM_PLAY_ACTIONS,
+    PASS,
+    SEQ_ID,
+    T_GIVE,
+    T_GROUP,
+    T_LONE_JOKER,
+    T_PASS,
+    T_SEQUENCE,
+    T_SINGLE,
+)
 from .cards import JOKER, card_cell, cards_of
 
 

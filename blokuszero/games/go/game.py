@@ -15,8 +15,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..base import TERMINAL, Game, Seed, State
-from . import rules as E
 from . import playouts as P
+from . import rules as E
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP skips I
 KO_RULES = ("simple", "positional")

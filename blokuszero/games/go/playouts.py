@@ -35,10 +35,28 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .rules import (BLACK, BORDER, EMPTY, META_LASTPASS, META_LEN, META_MOVES, META_NEMPTY, META_PASSES,
-                     META_SIZE, META_TOMOVE, OK, WHITE, area, is_own_eye, legal_code, new_board, owners,
-                     play, play_pass)
-from .patterns import STEPS, TABLE
+from .patterns import TABLE
+from .rules import (
+    BLACK,
+    BORDER,
+    EMPTY,
+    META_LASTPASS,
+    META_LEN,
+    META_MOVES,
+    META_NEMPTY,
+    META_PASSES,
+    META_SIZE,
+    META_TOMOVE,
+    OK,
+    WHITE,
+    area,
+    is_own_eye,
+    legal_code,
+    new_board,
+    owners,
+    play,
+    play_pass,
+)
 
 ATARI_CAPTURE, ATARI_DEFENCE, LOW_LIBERTY, FILL_BOARD, NAKADE, PATTERNS, SELF_ATARI = 1, 2, 4, 8, 16, 32, 64
 RULES = {"nakade": NAKADE, "atari_capture": ATARI_CAPTURE, "atari_defence": ATARI_DEFENCE,
@@ -262,7 +280,8 @@ def rule_move(buf, w, colour, last, rules, work):
                     s = buf[2 * m + s]
                     if s == g:
                         break
-                if _playable(buf, w, escape, colour) and _liberties_after(buf, w, escape, colour, 2, scratch, spare) >= 2:
+                if (_playable(buf, w, escape, colour)
+                        and _liberties_after(buf, w, escape, colour, 2, scratch, spare) >= 2):
                     n = _add(cands, n, escape)
             if n > 0:
                 return cands[np.random.randint(n)]

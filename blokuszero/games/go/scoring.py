@@ -21,8 +21,8 @@ import numpy as np
 
 from ..numba_random import seed_numba
 from . import rules as E
-from .playouts import SELF_ATARI, ownership
 from .game import GoState
+from .playouts import SELF_ATARI, ownership
 
 ALIVE, DEAD, SEKI = "alive", "dead", "seki"
 RESCUE = 0.5  # a group its colour owns by this margin in corrected playouts is not dead
