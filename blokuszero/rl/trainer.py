@@ -37,9 +37,8 @@ from ..games.registry import make_encoder
 from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
 from ..nn.model import ModelConfig, build_model
 from ..provenance import source
-from .actors import RemoteBuffer, RemoteGpuReservation, RemoteSelfPlayWorker
+from .actors import RemoteBuffer, RemoteEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
-from .evaluation import RemoteEvaluator
 from .learner import Learner
 from .metrics import Metrics
 from .schedules import SCHEDULES, Counters
