@@ -10,12 +10,12 @@ from blokuszero.games.blokus.encoder import (
     SEAT_MAP,
     encode,
     encode_batch,
-    to_mover_frame,
     transform_planes,
     transform_policy,
     transform_value,
 )
 from blokuszero.games.blokus.symmetry import COLOR_MAP, NUM_SYMMETRIES, PLACEMENT_MAP, ROTATIONS
+from blokuszero.games.encoding import to_mover_frame
 from blokuszero.games.testing import random_positions
 
 MIRRORS = tuple(k for k in range(NUM_SYMMETRIES) if k not in ROTATIONS)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from blokuszero.games.blokus import BlokusGame, BlokusState
-from blokuszero.games.blokus.encoder import encode, encode_batch, from_mover_frame, to_mover_frame
+from blokuszero.games.blokus.encoder import encode, encode_batch
+from blokuszero.games.encoding import from_mover_frame, to_mover_frame
 from blokuszero.games.testing import random_positions
 
 BLUE, YELLOW, RED, GREEN = range(4)
