@@ -415,7 +415,7 @@ def test_param_lists_and_sets_the_players_options_and_pentobis():
     assert "avoid_symmetric_draw 0" in ask(engine, "param")[1]
     before = ask(engine, "param")
     for line, reason in [("param simulations -3", "simulations must be >= 0"),
-                         ("param tree bogus", "tree shape 'bogus'"),
+                         ("param tree bogus", "tree must be one of ['brs', 'maxn', 'paranoid'], not 'bogus'"),
                          ("param kind random", "unknown parameter 'kind'"),
                          ("param frobnicate 1", "unknown parameter 'frobnicate' for a mcts player; "
                                                 "known: avoid_symmetric_draw, use_book, fixed_simulations")]:
