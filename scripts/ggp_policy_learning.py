@@ -37,12 +37,12 @@ import numpy as np
 
 from blokuszero.files import write_atomic
 from blokuszero.games.ggp import GgpGame
+from blokuszero.games.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.match.stats import wilson_interval
 from blokuszero.players.factory import make_player
 from blokuszero.players.game_loop import play
 from blokuszero.rl import simulation_balancing as sb
-from blokuszero.rl.ggp_playout_policy import TrainableSoftmaxPolicy
 
 log = logging.getLogger("ggp_policy_learning")
 RULES = Path(__file__).resolve().parents[1] / "tests" / "data" / "ggp"  # copies of shared/data/ggp

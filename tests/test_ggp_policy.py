@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from ggp_sheets import sheet_game
 
+from blokuszero.games.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.rl import simulation_balancing as sb
-from blokuszero.rl.ggp_playout_policy import TrainableSoftmaxPolicy
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator
 
 # tic-tac-toe actions: (mark x y) = 3 (x - 1) + (y - 1), noop = 9

@@ -1,5 +1,5 @@
-"""The learning side of the GDL softmax playout policy (SPEC §6, seed 002): the gradients the
-simulation-balancing learners need and the writer of its weights' file.
+"""The GDL softmax playout policy's gradients and the writer of its weights' file (SPEC §6, seed
+002): what the game-agnostic learners of ``rl.simulation_balancing`` read and write.
 
 The policy itself (features, probabilities, playouts, the weights' reader) is
 :class:`~blokuszero.games.ggp.softmax_policy.SoftmaxPolicy`. Here, in numba on the
@@ -19,9 +19,9 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from ..files import write_atomic
-from ..games.ggp.game import GgpGame
-from ..games.ggp.softmax_policy import (
+from ...files import write_atomic
+from .game import GgpGame
+from .softmax_policy import (
     MAX_FEATURES,
     SoftmaxPolicy,
     _buffers,
