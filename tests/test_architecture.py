@@ -115,3 +115,14 @@ def test_every_module_says_its_job_in_its_first_line():
     silent = [str(p.relative_to(PACKAGE.parent)) for p in sorted(PACKAGE.rglob("*.py"))
               if not (ast.get_docstring(ast.parse(p.read_text())) or "").strip()]
     assert not silent, "modules without a docstring saying their job:\n" + "\n".join(silent)
+
+
+def test_search_nn_and_rl_know_no_particular_game():
+    """They reach games through the interface, the registry and encoders, never a family's package."""
+    graph = import_graph()
+    families = {p.name for p in (PACKAGE / "games").iterdir() if (p / "__init__.py").is_file()}
+    found = sorted(f"{m} -> {d}" for m, deps in graph.items() if m.split(".")[1:2] in (["search"], ["nn"], ["rl"])
+                   for d in deps if d.split(".")[1:3] and d.split(".")[1] == "games"
+                   and len(d.split(".")) > 2 and d.split(".")[2] in families)
+    assert families >= {"blokus", "go", "daihinmin", "ggp"}
+    assert not found, "imports of a particular game:\n" + "\n".join(found)
