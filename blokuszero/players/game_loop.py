@@ -53,9 +53,8 @@ class Played:
     #: (mover, move text): mover CHANCE for a chance outcome; (SIMULTANEOUS, [each seat's move
     #: text]) for a joint move.
     moves: list[tuple[int, str | list[str]]] = field(default_factory=list)
-    #: (mover, action) for turn moves and chance outcomes; the joint moves are in ``joints``.
+    #: (mover, action) for turn moves and chance outcomes (joint moves are in ``moves`` only).
     actions: list[tuple[int, int]] = field(default_factory=list)
-    joints: list[list[int]] = field(default_factory=list)
     returns: np.ndarray | None = None
     result: str | None = None  # set when a resignation, a forfeit or the referee decided
     forfeit: str | None = None  # why a player lost by its fault (crash, illegal answer)
@@ -137,7 +136,6 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
                         return _finish(out, state)
                     joint.append(action)
             out.moves.append((SIMULTANEOUS, [state.action_to_string(a) for a in joint]))
-            out.joints.append(joint)
             state.apply_joint_action(joint)
             for player in listeners:
                 player.inform_joint(joint)
