@@ -24,7 +24,7 @@ from ..games.daihinmin.cards import hand_to_string
 from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
 from ..games.daihinmin.log import GameRecord, MatchRecord, format_cells
 from .uecda_match import MatchSettings, ServerRandom
-from .uecda_server import ServerTables, exchange_phase, play_phase
+from .uecda_server import ServerTables, serve_game
 
 
 class TableClient(Protocol):
@@ -121,12 +121,6 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
             cursor = [0]
             record_seats = [RecordSeat(p, g, cursor, clients.get(p), report, misses)
                             for p in range(NUM_PLAYERS)]
-            changes = exchange_phase(state, record_seats, tables, mibun, exchange, reset)
-            logged = [f"{f}{t}{format_cells(table)}" for f, t, table in g.changes]
-            for k, (ours, theirs) in enumerate(zip(changes, logged)):
-                _expect(ours == theirs, f"exchange entry {k} is {theirs}, expected {ours}")
-            _expect(len(changes) == len(logged),
-                    f"{len(logged)} exchange entries, expected {len(changes)}")
 
             def finish(order: list[int]) -> list[int]:
                 full = rng.finishing_order(order) if rng else g.result
@@ -134,8 +128,13 @@ def replay_record(record: MatchRecord, make_client: Callable[[], TableClient] | 
                         f"result {g.result} after stalling, expected to start {order}")
                 return full
 
-            order, _ = play_phase(state, record_seats, tables, finish,
-                                  None if reset else mibun, last=False)
+            served = serve_game(game, state, record_seats, tables, mibun, exchange, reset, finish, last=False)
+            logged = [f"{f}{t}{format_cells(table)}" for f, t, table in g.changes]
+            for k, (ours, theirs) in enumerate(zip(served.changes, logged)):
+                _expect(ours == theirs, f"exchange entry {k} is {theirs}, expected {ours}")
+            _expect(len(served.changes) == len(logged),
+                    f"{len(logged)} exchange entries, expected {len(served.changes)}")
+            order = served.order()
             left = len(g.plays) - cursor[0]
             _expect(left == 0, f"our rules end the game with {left} submissions unplayed")
             _expect(order == g.result, f"result {g.result}, expected {order}")

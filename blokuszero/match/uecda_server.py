@@ -19,12 +19,15 @@ from typing import Protocol
 
 import numpy as np
 
+from ..games.base import CHANCE, State
 from ..games.daihinmin import rules as K
 from ..games.daihinmin.actions import PASS, chance_action, give_action
 from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
 from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
 from ..games.daihinmin.log import LogWriter, format_cells
 from ..games.daihinmin.tables import card_count
+from ..players.base import Player
+from ..players.game_loop import play
 from ..protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
 from .uecda_match import MatchSettings, ServerRandom
 
@@ -205,9 +208,9 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
         exchange = settings.has_exchange(n) and rules.exchange
         ranks = [mibun.index(p) for p in range(NUM_PLAYERS)]
         state = DaihinminState.from_deal(game, hands, seat_order, ranks if exchange else None)
-        changes = exchange_phase(state, seats, tables, mibun, exchange, reset)
-        order, plays = play_phase(state, seats, tables, rng.finishing_order,
-                                  None if reset else mibun, last=n == settings.games)
+        served = serve_game(game, state, seats, tables, mibun, exchange, reset, rng.finishing_order,
+                            last=n == settings.games)
+        order = served.order()
         points = [0] * NUM_PLAYERS
         for rank, p in enumerate(order):
             points[p] = 5 - rank
@@ -215,7 +218,7 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
         result.points.append(points)
         if writer:
             writer.game(n - 1, None if reset else ranks, seat_order,
-                        [hand_to_string(h) for h in hands], changes, plays, order, totals)
+                        [hand_to_string(h) for h in hands], served.changes, served.plays, order, totals)
         previous = order
         if on_game:
             on_game(n, points)
@@ -224,82 +227,127 @@ def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
     return result
 
 
-def exchange_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
-                   mibun: list[int], exchange: bool, reset: bool) -> list[str]:
-    """Send the deal tables (daifugo first) and carry out the exchange; the log entries.
-    ``mibun``: the server's rank array (players by rank), ``reset``: ranks shown as zeros."""
-    s = state.s
-    changes = []
-    if exchange:
-        changes = [f"{mibun[4]}{mibun[0]}{hand_to_string(int(s[K.S_TOOK_DAIFUGO]))}",
-                   f"{mibun[3]}{mibun[1]}{hand_to_string(int(s[K.S_TOOK_FUGO]))}"]
-    # The hinmin and daihinmin see their hands before their strongest cards left.
-    hands = [state.dealt[p] if exchange and mibun.index(p) >= 3 else int(s[K.S_HAND + p])
-             for p in range(NUM_PLAYERS)]
-    deal = tables.deal_tables(state, hands, mibun, reset, exchange)
-    for p in mibun:
-        seats[p].deal(deal[p])
-    if not exchange:
-        return changes
-    for rank, n in ((0, 2), (1, 1)):
-        giver, taker = mibun[rank], mibun[4 - rank]
-        hand = int(s[K.S_HAND + giver])
-        table = seats[giver].read_gift()
-        tables.submitted(table)
-        cards = _valid_gift(hand, table, n, strict=rank == 0)
+class ServedGame(Player):
+    """The server's side of one game, holding all five seats, for the game loop to play: it
+    sends the deal tables, then at each move the tables the server sends, reads the mover's gift
+    or submission and judges it as the server does; after each move it sends the field and the
+    end flags. ``changes`` and ``plays`` are the record's exchange and play entries."""
+
+    def __init__(self, state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
+                 mibun: list[int], reset: bool, finish: Callable[[list[int]], list[int]],
+                 last: bool) -> None:
+        """``mibun``: the server's rank array (players by rank); ``reset``: ranks shown as zeros;
+        ``finish`` completes the finishing order after 20 stalled turns; ``last``: the match's
+        last game."""
+        self.state, self.seats, self.tables = state, seats, tables
+        self.mibun, self.reset, self.finish, self.last = mibun, reset, finish, last
+        self.changes: list[str] = []
+        self.plays: list[str] = []
+        self._stage = np.zeros((8, 15), np.int64)
+        self._gift = False  # the move just chosen was a gift (nothing is sent after one)
+
+    def deal(self, exchange: bool) -> None:
+        """Send the deal tables (daifugo first); with ``exchange``, log the two forced gifts."""
+        state, mibun = self.state, self.mibun
+        s = state.s
+        if exchange:
+            self.changes = [f"{mibun[4]}{mibun[0]}{hand_to_string(int(s[K.S_TOOK_DAIFUGO]))}",
+                            f"{mibun[3]}{mibun[1]}{hand_to_string(int(s[K.S_TOOK_FUGO]))}"]
+        # The hinmin and daihinmin see their hands before their strongest cards left.
+        hands = [state.dealt[p] if exchange and mibun.index(p) >= 3 else int(s[K.S_HAND + p])
+                 for p in range(NUM_PLAYERS)]
+        deal = self.tables.deal_tables(state, hands, mibun, self.reset, exchange)
+        for p in mibun:
+            self.seats[p].deal(deal[p])
+
+    def choose_action(self, state: State, player: int | None = None) -> int:
+        phase = int(self.state.s[K.S_PHASE])
+        self._gift = phase in (K.P_GIVE_DAIFUGO, K.P_GIVE_FUGO)
+        return self._read_gift(0 if phase == K.P_GIVE_DAIFUGO else 1) if self._gift else self._read_play()
+
+    def _read_gift(self, rank: int) -> int:
+        """The gift of the player of ``rank`` (0 daifugo, 1 fugo); the strongest cards when
+        the server refuses the table."""
+        giver, taker = self.mibun[rank], self.mibun[4 - rank]
+        hand = int(self.state.s[K.S_HAND + giver])
+        table = self.seats[giver].read_gift()
+        self.tables.submitted(table)
+        cards = _valid_gift(hand, table, 2 - rank, strict=rank == 0)
         if cards is None:
-            cards = strongest_cards(hand, n)  # the server gives the strongest instead
-        state.apply_action(give_action(cards))
-        changes.append(f"{giver}{taker}{hand_to_string(cards)}")
-    return changes
+            cards = strongest_cards(hand, 2 - rank)
+        self.changes.append(f"{giver}{taker}{hand_to_string(cards)}")
+        return give_action(cards)
 
-
-def play_phase(state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
-               finish: Callable[[list[int]], list[int]], mibun: list[int] | None,
-               last: bool) -> tuple[list[int], list[str]]:
-    """The turns of one game; (finishing order, log entries). ``finish`` completes the order
-    after 20 stalled turns; ``mibun``: the last game's order (None after a reset: ranks
-    shown as zeros)."""
-    s = state.s
-    plays = []
-    stage = np.zeros((8, 15), np.int64)
-    tables.work[:] = 0  # the server clears its working table before the first turn
-
-    def rank_array() -> list[int] | None:
-        # The server's rank array: the last game's order, its first entries overwritten by
-        # the players who went out by playing (the last one is placed after the game).
-        if mibun is None:
-            return None
-        out = [int(p) for p in s[K.S_ORDER:K.S_ORDER + min(int(s[K.S_OUT]), 4)]]
-        return out + list(mibun[len(out):])
-
-    while True:
+    def _read_play(self) -> int:
+        """Send every hand table, read the mover's submission, answer it; the move it plays."""
+        s, tables = self.state.s, self.tables
+        if not self.plays:
+            tables.work[:] = 0  # the server clears its working table before the first turn
         mover = int(s[K.S_PLAYER])
-        tables.fill(state, mover, bool(s[K.S_FIELD] < 0), int(s[K.S_LOCK]), rank_array())
+        tables.fill(self.state, mover, bool(s[K.S_FIELD] < 0), int(s[K.S_LOCK]), self._rank_array())
         for p in range(NUM_PLAYERS):
-            seats[p].hand(tables.hand_table(state, p))
-        table = seats[mover].read_play()
+            self.seats[p].hand(tables.hand_table(self.state, p))
+        table = self.seats[mover].read_play()
         tables.submitted(table)
-        plays.append(f"{mover}{format_cells(table)}")
-        action, accepted = submission(state, table)
-        seats[mover].reply(ACCEPTED if accepted else REJECTED)
+        self.plays.append(f"{mover}{format_cells(table)}")
+        action, accepted = submission(self.state, table)
+        self.seats[mover].reply(ACCEPTED if accepted else REJECTED)
         if accepted and action != PASS:
-            stage = np.array(table, np.int64)
-        K.apply(s, action)
-        tables.fill(state, mover, not stage[:5].any(), int(s[K.S_SHOWN_LOCK]), rank_array())
-        shown = tables.field_table(stage)
+            self._stage = np.array(table, np.int64)
+        return action
+
+    def inform(self, action: int, player: int) -> None:
+        if player == CHANCE:  # the random ranks after 20 stalled turns: the game is over
+            self._end()
+        elif not self._gift:
+            s = self.state.s
+            self.tables.fill(self.state, player, not self._stage[:5].any(), int(s[K.S_SHOWN_LOCK]),
+                             self._rank_array())
+            shown = self.tables.field_table(self._stage)
+            for p in range(NUM_PLAYERS):
+                self.seats[p].field(shown)
+            if self.state.current_player() != CHANCE:
+                self._end()
+
+    def draw_finish(self, state: State) -> int:
+        """The chance move after 20 stalled turns: random ranks for the players still in."""
+        s = self.state.s
+        return chance_action(self.finish([int(p) for p in s[K.S_ORDER:K.S_ORDER + s[K.S_OUT]]]))
+
+    def order(self) -> list[int]:
+        """The finishing order of the game played."""
+        return [int(p) for p in self.state.s[K.S_ORDER:K.S_ORDER + NUM_PLAYERS]]
+
+    def _end(self) -> None:
+        """Clear the shown field after a clear, send every seat the end flag."""
+        if self.state.s[K.S_FIELD] < 0:
+            self._stage = np.zeros((8, 15), np.int64)
+        over = self.state.is_terminal()
+        flag = (MATCH_OVER if self.last else GAME_OVER) if over else GAME_GOES_ON
         for p in range(NUM_PLAYERS):
-            seats[p].field(shown)
-        if state.current_player() == -3:  # 20 stalled turns: random ranks for the rest
-            out = [int(p) for p in s[K.S_ORDER:K.S_ORDER + s[K.S_OUT]]]
-            state.apply_action(chance_action(finish(out)))
-        if s[K.S_FIELD] < 0:
-            stage = np.zeros((8, 15), np.int64)
-        flag = (MATCH_OVER if last else GAME_OVER) if state.is_terminal() else GAME_GOES_ON
-        for p in range(NUM_PLAYERS):
-            seats[p].end(flag)
-        if state.is_terminal():
-            return [int(p) for p in s[K.S_ORDER:K.S_ORDER + 5]], plays
+            self.seats[p].end(flag)
+
+    def _rank_array(self) -> list[int] | None:
+        # The server's rank array: the last game's order, its first entries overwritten by the
+        # players who went out by playing (the last one is placed after the game); None after
+        # a reset (ranks shown as zeros).
+        if self.reset:
+            return None
+        s = self.state.s
+        out = [int(p) for p in s[K.S_ORDER:K.S_ORDER + min(int(s[K.S_OUT]), 4)]]
+        return out + list(self.mibun[len(out):])
+
+
+def serve_game(game: DaihinminGame, state: DaihinminState, seats: Sequence[Seat], tables: ServerTables,
+               mibun: list[int], exchange: bool, reset: bool, finish: Callable[[list[int]], list[int]],
+               last: bool) -> ServedGame:
+    """Play one dealt game with ``seats`` as the server does, through the game loop; the
+    served game holds the finishing order and the record's entries. Arguments as
+    :class:`ServedGame`'s; ``exchange``: the exchange rule applies to this game."""
+    host = ServedGame(state, seats, tables, mibun, reset, finish, last)
+    host.deal(exchange)
+    play(game, state, [host] * NUM_PLAYERS, on_failure="raise", chance=host.draw_finish)
+    return host
 
 
 def _now() -> str:
@@ -324,4 +372,4 @@ def _header(names: list[str], rules: Rules, settings: MatchSettings, seed: int,
             ("RANDOM_SEED", str(seed))] + ([("RULE_SELF_FOLLOW", "YES")] if rules.self_follow else [])
 
 
-__all__ = ["LocalSeat", "MatchResult", "Seat", "ServerTables", "run_match"]
+__all__ = ["LocalSeat", "MatchResult", "Seat", "ServedGame", "ServerTables", "run_match", "serve_game"]

@@ -11,6 +11,8 @@ and keeps the per-seat CPU clock. Hooks for what differs between callers:
   uniformly random legal move is played for it and the replacement recorded, as a GGP game
   manager does) or ``raise``;
 - a ``referee`` sees every move (a refusal forfeits the mover) and scores the end;
+- ``chance`` draws chance outcomes in place of ``rng`` (a server that must draw from its own
+  generator, as the UECda server does);
 - ``max_moves`` stops a game early (experiments that measure the opening only);
 - ``every_seat_moves`` asks every seat at every state, as the GGP protocol does (a seat with one
   legal move answers it), and plays the joint move: the game must take joint moves everywhere.
@@ -19,7 +21,7 @@ and keeps the per-seat CPU clock. Hooks for what differs between callers:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -71,7 +73,8 @@ def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
 
 def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Generator | None = None, *,
          names: Sequence[str] | None = None, random_opening_moves: int = 0, max_moves: int | None = None,
-         on_failure: str = "forfeit", referee: Referee | None = None, every_seat_moves: bool = False) -> Played:
+         on_failure: str = "forfeit", referee: Referee | None = None, every_seat_moves: bool = False,
+         chance: Callable[[State], int] | None = None) -> Played:
     """Play ``state`` (changed in place) to its end, or ``max_moves`` moves, with ``players``
     (one per seat, already reset; one player may hold several seats); ``rng`` draws chance
     outcomes, random opening moves and substitutes (seed 0 when not given); ``names`` name the
@@ -122,7 +125,9 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
 
     while not state.is_terminal() and (max_moves is None or len(out.moves) < max_moves):
         p = state.current_player()
-        if p == CHANCE:
+        if p == CHANCE and chance is not None:
+            action = chance(state)
+        elif p == CHANCE:
             outcomes, probabilities = state.chance_outcomes()
             action = int(rng.choice(outcomes, p=probabilities))
         elif p == SIMULTANEOUS or every_seat_moves:
