@@ -14,7 +14,9 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from blokuszero.match.arena import Match, format_summary, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
+from blokuszero.match.summary import format_summary
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="arena")

@@ -1,5 +1,5 @@
-"""Games between two GTP engines, refereed and scored by GNU Go (Chinese rules), on the arena's
-match runner (blokuszero/match/arena.py).
+"""Games between two GTP engines, refereed and scored by GNU Go (Chinese rules), on the match
+runner (blokuszero/match/runner.py).
 
 Colours alternate (engine 1 is Black in even games). Every move goes to the referee too: a move
 it refuses loses the game for its player; ``resign`` loses too, and so does an engine that
@@ -25,7 +25,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blokuszero.match.arena import Match, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
 
 REFEREE = "gnugo --mode gtp --chinese-rules"
 

@@ -2,7 +2,7 @@
 
 Plays ``--games`` games between RAVE with local-pattern weights (k, l) and plain Fuego-style
 RAVE (k = l = 1), the same number of playouts per move for both, colours alternating (even
-games: the weighted player is Black), on the arena's match runner (blokuszero/match/arena.py):
+games: the weighted player is Black), on the match runner (blokuszero/match/runner.py):
 ``games.jsonl``, one SGF per game, ``match.json`` (``--resume`` plays only the missing games)
 and ``summary.json``. Prints the weighted player's win rates as Black, as White and in all,
 with Wilson 95% intervals, to compare with the paper's 58.6% / 47.1% (pattern (1.5, 1)) against
@@ -19,7 +19,8 @@ import argparse
 from pathlib import Path
 
 from blokuszero.games.go.game import playout_rules
-from blokuszero.match.arena import Match, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
 
 
 def experiment(args: argparse.Namespace) -> Match:

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from blokuszero.games.go.sgf import read_sgf
-from blokuszero.match.arena import Match, load_records, match_definition, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import load_records, match_definition, run_match
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from blokuszero.match.arena import load_records
+from blokuszero.match.runner import load_records
 from blokuszero.rl.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]

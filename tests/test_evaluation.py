@@ -13,9 +13,10 @@ import pytest
 import torch
 
 from blokuszero.games.blokus import BlokusState
-from blokuszero.match.arena import Match, load_records, play_game, run_match
+from blokuszero.match.arena import Match, play_game
 from blokuszero.match.evaluation import candidates, evaluation_match, find_checkpoints
 from blokuszero.match.ladder import describe, fit_elo, load_games
+from blokuszero.match.runner import load_records, run_match
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
 from blokuszero.players.factory import resolve_spec
@@ -204,7 +205,7 @@ def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
 def test_workers_use_one_torch_thread_even_when_torch_came_first():
     # Spawned workers import the parent's main module (scripts/evaluate.py imports torch) before
     # the initializer runs; two spinning threads per worker cost 30x the CPU time on 2 busy cores.
-    code = ("import torch; torch.set_num_threads(2); from blokuszero.match.arena import "
+    code = ("import torch; torch.set_num_threads(2); from blokuszero.match.runner import "
             "set_math_threads; set_math_threads(); print(torch.get_num_threads())")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1"

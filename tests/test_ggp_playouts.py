@@ -73,7 +73,8 @@ def test_arena_plays_gdl_games_and_counts_wins_above_the_middle_goal(tmp_path):
     with a goal above 50, so a drawn game (50 each) is nobody's win."""
     from ggp_sheets import RULES_DIR
 
-    from blokuszero.match.arena import Match, run_match
+    from blokuszero.match.arena import Match
+    from blokuszero.match.runner import run_match
 
     match = Match(game="ggp", game_options={"rules": str(RULES_DIR / "tictactoe.kif")},
                   seats=["uct", "random"], players={"uct": {"preset": "uct", "simulations": 200},

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.games.blokus import BlokusState
 from blokuszero.games.blokus.sgf import read_sgf
-from blokuszero.match.arena import Match, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
 from blokuszero.protocols.gtp import GtpClient, GtpError, format_response, parse_command
 
 ENGINE = [sys.executable, "-m", "blokuszero.engines.blokus"]

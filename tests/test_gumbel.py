@@ -223,7 +223,8 @@ def test_a_checkpoint_plays_with_the_search_it_was_trained_with(tmp_path):
 
 
 def test_the_arena_plays_a_checkpoint_with_its_training_settings(tmp_path):
-    from blokuszero.match.arena import Match, run_match
+    from blokuszero.match.arena import Match
+    from blokuszero.match.runner import run_match
 
     torch.manual_seed(0)
     model = build_model("b2c32conv", "go9")

@@ -8,8 +8,10 @@ import pytest
 
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.games.registry import make_game
-from blokuszero.match.arena import Match, format_summary, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
 from blokuszero.match.stats import wilson_interval
+from blokuszero.match.summary import format_summary
 from blokuszero.players import make_player, resolve_spec
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from blokuszero.match.arena import Match, run_match
+from blokuszero.match.arena import Match
+from blokuszero.match.runner import run_match
 from blokuszero.nn.checkpoint import load_checkpoint, save_checkpoint, save_network
 from blokuszero.provenance import source
 

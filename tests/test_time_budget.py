@@ -91,7 +91,9 @@ def test_the_gtp_engine_gives_a_network_player_a_time_limit(ticks):
 def test_the_arena_reports_each_players_cpu_seconds_per_move(tmp_path):
     import json
 
-    from blokuszero.match.arena import Match, format_summary, run_match
+    from blokuszero.match.arena import Match
+    from blokuszero.match.runner import run_match
+    from blokuszero.match.summary import format_summary
 
     match = Match("tictactoe", ["uct", "random"],
                   {"uct": {"preset": "uct", "simulations": 50}, "random": {"preset": "random"}},

@@ -3,7 +3,7 @@
 The paper's protocol: the network plays without noise, choosing the most visited move after
 800 simulations; the three other seats are MCTS-MaxN with 800 playouts; seating is random per
 game, the first 4 moves uniformly random, 300 games, and the result is the win rate with its 95%
-interval. A shared first place counts as a win (see :mod:`.arena`). Several checkpoints of a run
+interval. A shared first place counts as a win (see :mod:`.summary`). Several checkpoints of a run
 give a curve, win rate against training step, written as JSON, as a markdown table and drawn as
 a PNG.
 """
@@ -21,8 +21,9 @@ from ..files import write_atomic
 from ..games.registry import make_game
 from ..nn.checkpoint import checkpoint_paths, digest, load_checkpoint
 from ..players.factory import TRAINED_SEARCH, resolve_spec
-from .arena import Match, load_records, run_match
+from .arena import Match
 from .ladder import checkpoint_run, describe
+from .runner import load_records, run_match
 
 CANDIDATE = "blokuszero"
 OPPONENT = "opponent"
@@ -123,7 +124,7 @@ def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], oppon
              games: int, seed: int, out_dir: str | Path, random_opening_moves: int = 4,
              game: str = "blokus", **run_options: Any) -> list[dict[str, Any]]:
     """Evaluate each candidate in ``out_dir/<label>/`` (resumable with ``resume=True`` among
-    ``run_options``, see :func:`.arena.run_match`); return the curve, one point per candidate.
+    ``run_options``, see :func:`.runner.run_match`); return the curve, one point per candidate.
 
     Every candidate plays the same ``games`` seeds, so all meet the same openings and seatings.
     """

@@ -18,7 +18,7 @@ sign test of ``c`` against ``s`` (even odds if the networks are equally strong;
 ``c > s`` and ``p < alpha`` (0.05), which makes it a one-sided test at 2.5%, and ``keep``
 otherwise: at 200 decided games the candidate needs 115 or more.
 
-:func:`run_gate` writes ``verdict.json`` in ``out_dir`` beside the arena's files (every game,
+:func:`run_gate` writes ``verdict.json`` in ``out_dir`` beside the match runner's files (every game,
 ``games.jsonl`` with the seeds, ``summary.json``); rerunning it resumes an interrupted gate.
 With ``ship=True`` and the verdict ``ship``, it copies the candidate's network (the network only,
 no optimiser) over the shipped file, atomically, with its ``.sha256``; it never writes there
@@ -41,7 +41,8 @@ from ..nn.checkpoint import digest, latest_checkpoint, load_checkpoint
 from ..players.factory import PRESETS, TRAINED_SEARCH, player_settings, trained_search
 from ..provenance import source
 from ..settings import check_value
-from .arena import Match, load_records, run_match
+from .arena import Match
+from .runner import load_records, run_match
 from .stats import sign_test, wilson_interval
 
 CANDIDATE = "candidate"
@@ -161,7 +162,7 @@ def run_gate(candidate: str | Path, shipped: str | Path, games: int, seed: int, 
              ship: bool = False, resume: bool = True, **run_options: Any) -> dict[str, Any]:
     """Play the gate's match in ``out_dir`` (resumed with ``resume``), decide, write
     ``verdict.json`` and, with ``ship`` and the verdict ``ship``, ship the candidate
-    (:func:`ship_network`). ``run_options`` go to :func:`.arena.run_match` (workers, progress,
+    (:func:`ship_network`). ``run_options`` go to :func:`.runner.run_match` (workers, progress,
     backend, ...). ValueError on a missing or damaged network or a setting out of range."""
     check_value("alpha", alpha, float, above=0, high=1)
     check_value("ship", ship, bool)
@@ -177,7 +178,7 @@ def run_gate(candidate: str | Path, shipped: str | Path, games: int, seed: int, 
     match = gate_match(candidate_path, shipped_path, network, random_opening_moves, game)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    # The arena checks paths and settings on resume; the files' contents are checked here.
+    # The match runner checks paths and settings on resume; the files' contents are checked here.
     networks = {"candidate": str(candidate_path), "candidate_sha256": digests[CANDIDATE],
                 "shipped": str(shipped_path), "shipped_sha256": digests[SHIPPED]}
     stored = out_dir / "networks.json"

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..players.factory import PRESETS, resolve_spec
-from .arena import load_records
+from .runner import load_records
 
 ELO_PER_NATURAL_UNIT = 400 / math.log(10)  # Elo points per unit of the logistic model's log-odds
 

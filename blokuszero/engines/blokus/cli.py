@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from ...match.arena import set_math_threads
+from ...match.runner import set_math_threads
 from ...players.factory import PRESETS, resolve_spec
 from .gtp_engine import BlokusGtpEngine
 

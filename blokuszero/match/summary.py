@@ -1,0 +1,78 @@
+"""Summaries of a match's games: wins per player and per seat with Wilson intervals, CPU time per
+move, the console table.
+
+A seat wins a game when its return is above the middle of the game's utility range (0 for
+returns in -1..1, 50 for GDL goals 0-100): with Blokus' returns, a shared first place counts as
+a win for every colour that shares it; a draw at the middle is no win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..players.factory import player_settings
+from .arena import Match
+from .stats import wilson_interval
+
+
+def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score,
+    and the same per seat (``by_seat``: Go's Black and White, Blokus' colours)."""
+
+    game = match.make_game()
+    middle = (game.min_utility + game.max_utility) / 2
+
+    def rate(results: list[tuple[float, float]]) -> dict[str, Any]:
+        wins = sum(1 for ret, _ in results if ret > middle)
+        low, high = wilson_interval(wins, len(results))
+        return {"games": len(results), "wins": wins, "win_rate": wins / len(results) if results else 0.0,
+                "ci_low": low, "ci_high": high,
+                "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
+
+    players = {}
+    for name in dict.fromkeys(match.seats):
+        by_seat = [[(r["returns"][i], r["scores"][i]) for r in records if r["seating"][i] == name]
+                   for i in range(len(match.seats))]
+        players[name] = {"config": player_settings(match.players[name]),
+                         **rate([result for seat in by_seat for result in seat]),
+                         "by_seat": [rate(seat) for seat in by_seat]}
+    return {"game": match.game, "games": len(records), "seats": list(match.seats),
+            "random_opening_moves": match.random_opening_moves,
+            "game_options": dict(match.game_options), "seating": match.seating, "referee": match.referee,
+            "win_rule": f"a seat wins when its return is above {middle:g}, the middle of the game's "
+                        f"utility range; shared first places all win",
+            "seeds": [r["seed"] for r in records], "players": players}
+
+
+def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Per player name: the CPU seconds of this process per move it chose (random opening
+    moves not counted; an external engine's own time is not in it), over ``records``."""
+    cpu: dict[str, float] = {}
+    moves: dict[str, int] = {}
+    for r in records:
+        for name, seconds, chosen in zip(r["seating"], r.get("cpu_seconds_by_seat", ()),
+                                         r.get("moves_chosen_by_seat", ())):
+            cpu[name] = cpu.get(name, 0.0) + seconds
+            moves[name] = moves.get(name, 0) + chosen
+    return {name: cpu[name] / moves[name] if moves[name] else None for name in cpu}
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The summary as a table for the console."""
+    lines = [f"{summary['game']}: {summary['games']} games, first {summary['random_opening_moves']} "
+             f"moves random", f"{'player':20s} {'seats':>6s} {'wins':>6s} {'win rate':>9s}  "
+             f"{'95% interval':>17s} {'mean score':>10s} {'CPU s/move':>10s}"]
+    for name, p in summary["players"].items():
+        cpu = (summary.get("speed") or {}).get("cpu_seconds_per_move", {}).get(name)
+        lines.append(f"{name:20s} {p['games']:6d} {p['wins']:6d} {p['win_rate']:9.1%}  "
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f} "
+                     f"{'-' if cpu is None else f'{cpu:.4f}':>10s}")
+    speed = summary.get("speed") or {}
+    if speed.get("games_per_hour"):
+        lines.append(f"{speed['games_played']} games played here in {speed['wall_seconds']:.0f} s: "
+                     f"{speed['games_per_hour']:.1f} games per hour with {speed['workers']} "
+                     f"worker(s), {speed['cpu_seconds_per_game']:.1f} CPU seconds per game")
+    return "\n".join(lines)
