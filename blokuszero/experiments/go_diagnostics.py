@@ -60,10 +60,10 @@ def search(args: argparse.Namespace) -> None:
         a = Resigning(make_player(game, spec_a, args.seed * 1000 + 2 * g), args.resign)
         b = Resigning(make_player(game, spec_b, args.seed * 1000 + 2 * g + 1), args.resign)
         players = [a, b] if a_colour == 0 else [b, a]
-        played = play(game, game.new_initial_state(), players)
-        moves = len(played.moves)
-        how = "resigned" if played.result is not None else "scored"
-        winner = 0 if played.returns[0] > 0 else 1
+        record = play(game, game.new_initial_state(), players)
+        moves = len(record.moves)
+        how = "resigned" if record.result is not None else "scored"
+        winner = 0 if record.returns[0] > 0 else 1
         wins[a_colour] += winner == a_colour
         played[a_colour] += 1
         print(f"game {g}: A as {'BW'[a_colour]} {'won' if winner == a_colour else 'lost'} ({how} after "
@@ -72,7 +72,7 @@ def search(args: argparse.Namespace) -> None:
           f"all {_rate(sum(wins), sum(played))}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
     for name in ("duel", "search"):
@@ -85,7 +85,7 @@ def main() -> None:
     sub.choices["search"].add_argument("--b", required=True, help="player B's spec (JSON)")
     sub.choices["search"].add_argument("--resign", type=float, default=0.05,
                                        help="resign below this win rate after move 10 (0: never)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, not {args.games}")
     if not 2 <= args.size <= 25:
