@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from project_scripts import load_script
 
+from blokuszero.experiments import daihinmin_opponent_models
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import A_VALUE, PASS
@@ -251,15 +251,14 @@ def test_protocol_random_counts_the_pass_and_options_by_cards():
         assert hits.sum() / moves.sum() == pytest.approx(1 / k)
 
 
-def test_script_rows_are_the_protocol_with_their_feature_groups(tmp_path, capsys):
+def test_experiment_rows_are_the_protocol_with_their_feature_groups(tmp_path, capsys):
     lines = LOG.read_text().splitlines()
     frame = [line for line in lines if line.startswith("%-----%")]  # header, then footer
     games = [line for line in lines if line[1:6].isdigit() and int(line[1:6]) < 30]
     short = tmp_path / "short.log"
     short.write_text("\n".join(frame[:-2] + games + frame[-2:]) + "\n")
-    script = load_script("daihinmin_opponent_models")
-    assert script.main([str(short), "--ties", "split", "--ablation", "--features", "field", "shape",
-                        "--json"]) == 0
+    assert daihinmin_opponent_models.main([str(short), "--ties", "split", "--ablation", "--features", "field",
+                                           "shape", "--json"]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert set(out) == {"random", "naive_bayes", "improved", "improved -field", "improved -shape",
                         "naive_bayes +relative", "naive_bayes +field", "naive_bayes +shape",
