@@ -19,14 +19,21 @@ from blokuszero.match.runner import run_match
 from blokuszero.match.summary import format_summary
 
 
+def match_of(cfg: DictConfig) -> Match:
+    """The match a composed arena config describes; a game option set to null is not passed
+    (every conf/game/ file has ``rules``, which only game=ggp takes)."""
+    options = {k: v for k, v in OmegaConf.to_container(cfg.game, resolve=True).items()
+               if k != "name" and v is not None}
+    return Match(game=cfg.game.name, game_options=options, seats=list(cfg.seats),
+                 players=OmegaConf.to_container(cfg.players, resolve=True),
+                 random_opening_moves=cfg.random_opening_moves)
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="arena")
 def main(cfg: DictConfig) -> None:
     out_dir = Path(cfg.out_dir or HydraConfig.get().runtime.output_dir)
-    options = {k: v for k, v in OmegaConf.to_container(cfg.game, resolve=True).items() if k != "name"}
-    match = Match(game=cfg.game.name, game_options=options, seats=list(cfg.seats),
-                  players=OmegaConf.to_container(cfg.players, resolve=True),
-                  random_opening_moves=cfg.random_opening_moves)
     try:
+        match = match_of(cfg)
         summary = run_match(match, games=cfg.games, seed=cfg.seed, out_dir=out_dir,
                             workers=cfg.workers, progress=cfg.progress, resume=cfg.resume,
                             backend=cfg.backend, gpus_per_worker=cfg.gpus_per_worker,

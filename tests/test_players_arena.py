@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -155,3 +156,19 @@ def test_match_that_starts_no_game_leaves_no_match_behind(tmp_path):
                   {"me": {"preset": "random"}, "engine": {"preset": "random"}})
     summary = run_match(fixed, games=1, seed=0, out_dir=tmp_path / "m", progress=False, resume=True)
     assert summary["games"] == 1 and (tmp_path / "m" / "match.json").exists()
+
+
+@pytest.mark.parametrize("game, overrides, expected", [
+    ("go9", [], "go"), ("tictactoe", [], "tictactoe"),
+    ("ggp", ["game.rules=tests/data/ggp/connectfour.kif"], "connectfour")])
+def test_every_conf_game_makes_its_game_in_the_arena_script(game, overrides, expected):
+    """conf/game/*.yaml all carry ``rules`` (null but for ggp); the arena passes only what is set."""
+    from hydra import compose, initialize_config_dir
+    from project_scripts import load_script
+
+    conf = Path(__file__).resolve().parents[1] / "conf"
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+        cfg = compose("arena", overrides=[f"game={game}", "seats=[a,b]", "+players.a={preset: random}",
+                                          "+players.b={preset: random}", *overrides])
+    made = load_script("arena").match_of(cfg).make_game()
+    assert expected in made.name and made.num_players == 2
