@@ -7,6 +7,9 @@ as it does (an invalid gift is replaced by the giver's strongest cards; a reject
 a pass answered 8), and writes the official game record. Players sit behind :class:`Seat`
 objects: in-process clients (:class:`LocalSeat`) or network connections
 (``blokuszero.protocols.uecda``).
+
+Given an official record's ``RANDOM_SEED`` and five default clients, it writes that record again
+line for line, header lines aside (``tests/test_daihinmin_replay.py``).
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ the rank). The move played is the most visited.
 :class:`~..games.daihinmin.tracker.TableTracker`.
 Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
 opponent models of :mod:`.daihinmin_opponent_model`.
+
+Only this player knows search: the games layer gives positions, uniform playouts and
+determinizations, the players layer adds the playout policies and the models, and the search
+core gained one general rule (UCB1-tuned) and nothing of Daihinmin.
 """
 
 from __future__ import annotations

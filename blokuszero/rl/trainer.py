@@ -5,6 +5,11 @@ A newcomer reads four files: :mod:`.config` (every setting, its range and meanin
 shows) and this one, which starts or resumes a run and owns what the schedules share: the
 learner, the actors, the buffer, checkpoints and the evaluator.
 
+The learner runs in this (the driver's) process; self-play actors get the newest weights with
+each task (a batch of games) and push finished games to the buffer actor, from which the
+learner pulls sampled batches, one ahead. The buffer and the evaluator write the run directory,
+so they are pinned to the driver's node; losing another node costs only its actors.
+
 Everything needed to go on after a crash is in the newest checkpoint of ``run_dir`` and in
 the buffer's shards; :meth:`Trainer.run` resumes from them. The buffer is the one source of
 truth for how many games and positions were played (it counts every game that reached it,

@@ -25,6 +25,11 @@ Beyond turn-taking, the same loop handles:
   of the moves met under it, and selection takes only those legal in the simulation's
   determinization, with availability counts in place of parent visits (Cowling et al.'s
   single-observer ISMCTS).
+
+Randomness: one numpy Generator per search (``rng``) draws the tree's tie-break seed, root noise,
+determinizations, chance outcomes and Exp3's draws, and seeds numba's global generator at each
+``begin()`` for the games' numba playouts; selection never touches numba's generator, so trees
+searched side by side do not disturb each other.
 """
 
 from __future__ import annotations

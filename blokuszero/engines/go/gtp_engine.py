@@ -3,6 +3,10 @@
 GoGui, Sabaki, gogui-twogtp and ``scripts/go_match.py`` talk to it over stdin/stdout through
 the game-agnostic command loop of :mod:`blokuszero.protocols.gtp`. Every failure is answered
 ``? reason`` and leaves the game as it was. The command line is ``python -m blokuszero.engines.go`` (:mod:`.cli`).
+
+Besides the standard commands: ``final_score`` and ``final_status_list`` (dead stones judged by
+:mod:`blokuszero.games.go.scoring`), fixed and free handicap, ``loadsgf``, ``kgs-genmove_cleanup``,
+and ``time_settings`` / ``time_left``, which ``genmove`` honours by shortening that move's search.
 """
 
 from __future__ import annotations

@@ -15,7 +15,11 @@ A placement covering several attach points is added only at the first of them th
 was scanned, so the lists hold no duplicates. Scanning an attach point tests the placements
 covering it that avoid its blocked edge neighbours (precomputed lists per point and neighbour
 status, as Pentobi's), each with one AND of a 64-bit window mask (squares the colour may not
-cover).
+cover). Candidates are stored packed with their squares (``tables.PACKED``), so a legality
+check reads only the colour's forbidden squares and a playout places a drawn candidate from its
+packed squares. Playouts sample by rejection over the candidate regions, drawing from one
+SplitMix64 stream per playout (:mod:`..numba_random`); a search first drops its root's stale
+candidates (``BlokusState.compact``), which every simulation's copy would otherwise meet again.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ groups alive that only a self-atari kills). Seki: an alive group that shares a l
 alive group of the other colour (in a finished game under Chinese rules the dame are filled,
 so only seki leaves such points).
 The area is then counted with the dead stones taken off (Chinese rules, komi for White).
+This agrees with GNU Go's ``final_score`` and ``final_status_list dead`` on the games of
+``tests/data/go_gnugo_scored/`` (``tests/test_go_gnugo.py``).
 """
 
 from __future__ import annotations
