@@ -1,16 +1,19 @@
-"""The package's layers point down only, and no module imports one that imports it back.
+"""The package's layers point down only, no module imports one that imports it back, and
+docs/ARCHITECTURE.md names every module and only files that exist.
 
-Read from the source (every ``import``, module-level or inside a function: a lazy import is
+Imports are read from the source (every ``import``, module-level or inside a function: a lazy import is
 still a dependency), so the test needs nothing to be importable.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "blokuszero"
+DOCUMENT = PACKAGE.parent / "docs" / "ARCHITECTURE.md"
 
 #: Each top-level part of the package and its layer: a module may import its own layer and the
 #: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache) are layer 0.
@@ -126,3 +129,32 @@ def test_search_nn_and_rl_know_no_particular_game():
                    and len(d.split(".")) > 2 and d.split(".")[2] in families)
     assert families >= {"blokus", "go", "daihinmin", "ggp"}
     assert not found, "imports of a particular game:\n" + "\n".join(found)
+
+
+def document_gaps(text: str, package: Path) -> tuple[list[str], list[str]]:
+    """The package's modules (but ``__init__.py`` and ``__main__.py``) that ``text`` does not name
+    by their path under the package (``search/mcts.py``, ``settings.py``; ``blokuszero/`` in front
+    is allowed), and the ``.py`` paths it names that exist neither there nor in the repository."""
+    named = set(re.findall(r"[\w./-]*\w\.py\b", text))
+    modules = {p.relative_to(package).as_posix() for p in package.rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    unnamed = sorted(modules - {n.removeprefix(f"{package.name}/") for n in named})
+    missing = sorted(n for n in named if not (package / n).is_file() and not (package.parent / n).is_file())
+    return unnamed, missing
+
+
+def test_the_architecture_document_names_every_module_and_only_real_files():
+    unnamed, missing = document_gaps(DOCUMENT.read_text(), PACKAGE)
+    assert not unnamed, ("modules docs/ARCHITECTURE.md does not name by their path under blokuszero/:\n"
+                         + "\n".join(unnamed))
+    assert not missing, "paths docs/ARCHITECTURE.md names that are no file:\n" + "\n".join(missing)
+
+
+def test_the_document_check_sees_a_module_left_out_and_a_path_made_up(tmp_path):
+    package = tmp_path / "blokuszero"
+    (package / "games").mkdir(parents=True)
+    for name in ("__init__.py", "settings.py", "games/__init__.py", "games/base.py", "games/new.py"):
+        (package / name).write_text("")
+    (tmp_path / "train.py").write_text("")
+    text = "`settings.py`, `blokuszero/games/base.py`, `train.py`, every `.py` file; `games/gone.py`"
+    assert document_gaps(text, package) == (["games/new.py"], ["games/gone.py"])
