@@ -4,6 +4,7 @@ shipping only on a "ship" verdict with ship=true."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import subprocess
 import sys
@@ -127,3 +128,26 @@ def test_gate_py_without_networks_prints_its_usage():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gate.py")], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 1 and done.stderr.startswith("usage: python scripts/gate.py candidate=PATH")
+
+
+def test_matches_record_their_networks_and_resume_only_with_the_same_ones(tmp_path):
+    """The match runner stores each network's sha256 (a gate replaces a file in place), refuses
+    to resume once the file holds another network, and the ladder tells the networks apart."""
+    from blokuszero.match.arena import Match
+    from blokuszero.match.ladder import load_games
+    from blokuszero.match.runner import run_match
+
+    net = network(tmp_path / "n", 1)
+    match = Match("blokus", ["net", "random", "random", "random"],
+                  {"net": {**TINY, "checkpoint": str(net)}, "random": {"preset": "random"}})
+    run_match(match, 1, 0, tmp_path / "m", workers=1, progress=False)
+    sha = hashlib.sha256(net.read_bytes()).hexdigest()
+    assert json.loads((tmp_path / "m" / "match.json").read_text())["networks"] == {"net": sha}
+    assert {name for game in load_games(tmp_path / "m") for name, _ in game if "[" in name} == \
+        {f"n@2, 2 sims [{sha[:8]}]"}
+    other = network(tmp_path / "o", 2)
+    for suffix in (".pt", ".sha256"):  # what shipping does to the file
+        net.with_suffix(suffix).write_bytes(other.with_suffix(suffix).read_bytes())
+    with pytest.raises(ValueError, match=rf"cannot resume in .*m: its games were played by other networks "
+                                         rf"\(net {sha[:12]}; now net "):
+        run_match(match, 2, 0, tmp_path / "m", workers=1, progress=False, resume=True)

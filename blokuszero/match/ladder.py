@@ -188,13 +188,17 @@ def describe(spec: Mapping[str, Any]) -> str:
 
 def load_games(root: str | Path) -> list[list[tuple[str, float]]]:
     """Every stored game under ``root`` (each directory with ``match.json`` and ``games.jsonl``,
-    as the arena and evaluations write them), seats named by :func:`describe`."""
+    as the arena and evaluations write them), seats named by :func:`describe` and, where the match
+    recorded it, the network's sha256 (its first 8 hex digits)."""
     games = []
     for match_file in sorted(Path(root).rglob("match.json")):
         games_file = match_file.with_name("games.jsonl")
         if not games_file.exists():
             continue
-        names = {name: describe(spec) for name, spec in json.loads(match_file.read_text())["players"].items()}
+        stored = json.loads(match_file.read_text())
+        networks = stored.get("networks", {})  # by digest: one file may have held several networks
+        names = {name: describe(spec) + (f" [{networks[name][:8]}]" if name in networks else "")
+                 for name, spec in stored["players"].items()}
         for record in load_records(games_file):
             games.append([(names[seat], float(score)) for seat, score in zip(record["seating"], record["scores"])])
     return games

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -41,11 +42,20 @@ def set_math_threads(threads: int = 1) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
+def network_digests(players: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The sha256 of each network file a player spec loads, by player name: a path names a file,
+    not a network (a gate replaces the shipped file in place)."""
+    return {name: hashlib.sha256(Path(spec["checkpoint"]).read_bytes()).hexdigest()
+            for name, spec in sorted(players.items()) if spec.get("checkpoint")}
+
+
 def match_definition(match: Match, seed: int) -> dict[str, Any]:
     """What makes stored games part of the same match: resuming checks it (``match.json``)."""
+    players = {name: resolve_spec(spec) for name, spec in sorted(match.players.items())}
     definition = {"game": match.game, "seats": list(match.seats), "seed": seed,
-                  "random_opening_moves": match.random_opening_moves,
-                  "players": {name: resolve_spec(spec) for name, spec in sorted(match.players.items())}}
+                  "random_opening_moves": match.random_opening_moves, "players": players}
+    if networks := network_digests(players):
+        definition["networks"] = networks
     # Only when set, so that matches stored before these options existed still resume.
     if match.game_options:
         definition["game_options"] = dict(match.game_options)
@@ -83,6 +93,15 @@ def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
                          f"belong to this match; use a new out_dir")
     stored = json.loads(stored_match.read_text())
     for key in definition:
+        if key == "networks" and key not in stored:
+            continue  # stored before networks were recorded: which one played is not known
+        if key == "networks" and stored[key] != definition[key]:
+            def short(networks: dict[str, str]) -> str:
+                return ", ".join(f"{name} {sha[:12]}" for name, sha in sorted(networks.items()))
+
+            raise ValueError(f"cannot resume in {out_dir}: its games were played by other networks "
+                             f"({short(stored[key])}; now {short(definition[key])}): a file was replaced "
+                             f"(a gate that ships replaces the shipped file); use another out_dir")
         if stored.get(key) != definition[key]:
             raise ValueError(f"cannot resume in {out_dir}: its games were played with {key} = "
                              f"{stored.get(key)!r}, this match has {definition[key]!r}; "
