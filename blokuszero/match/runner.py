@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import os
@@ -20,6 +19,7 @@ from tqdm import tqdm
 from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.registry import record_format
+from ..nn.checkpoint import digest
 from ..players.factory import resolve_spec
 from ..provenance import source
 from ..settings import check_value
@@ -43,10 +43,10 @@ def set_math_threads(threads: int = 1) -> None:
 
 
 def network_digests(players: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """The sha256 of each network file a player spec loads, by player name: a path names a file,
-    not a network (a gate replaces the shipped file in place)."""
-    return {name: hashlib.sha256(Path(spec["checkpoint"]).read_bytes()).hexdigest()
-            for name, spec in sorted(players.items()) if spec.get("checkpoint")}
+    """The sha256 of each network file a resolved player spec loads (resolving verified it against
+    its ``.sha256``), by player name: a path names a file, not a network (a gate replaces the
+    shipped file in place)."""
+    return {name: digest(spec["checkpoint"]) for name, spec in sorted(players.items()) if spec.get("checkpoint")}
 
 
 def match_definition(match: Match, seed: int) -> dict[str, Any]:
@@ -82,9 +82,9 @@ def load_records(path: Path, report: Callable[[str], None] = tqdm.write) -> list
     return records
 
 
-def _resume(match: Match, seed: int, games: int, out_dir: Path) -> list[dict]:
-    """Records stored by an earlier run of the same match in ``out_dir`` (checked)."""
-    definition = json.loads(json.dumps(match_definition(match, seed)))  # as stored: lists, not tuples
+def _resume(definition: dict[str, Any], seed: int, games: int, out_dir: Path) -> list[dict]:
+    """Records stored by an earlier run of the match ``definition`` describes in ``out_dir`` (checked)."""
+    definition = json.loads(json.dumps(definition))  # as stored: lists, not tuples
     stored_match = out_dir / "match.json"
     if not (out_dir / "games.jsonl").exists():
         return []
@@ -172,7 +172,8 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     check_value("gpus_per_worker", gpus_per_worker, float, low=0)
     out_dir = Path(out_dir)
     (out_dir / "games").mkdir(parents=True, exist_ok=True)
-    records = _resume(match, seed, games, out_dir) if resume else []
+    definition = match_definition(match, seed)
+    records = _resume(definition, seed, games, out_dir) if resume else []
     # The stored records are rewritten whole (a torn last line goes), then appended to; SGF
     # files of games not kept (an earlier match's) go too, so every file on disk is this match's.
     write_atomic(out_dir / "games.jsonl", "".join(json.dumps(r) + "\n" for r in records))
@@ -182,7 +183,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     for old in (out_dir / "games").glob(f"game_*{suffix}"):
         if old.name not in kept:
             old.unlink()
-    write_atomic(out_dir / "match.json", json.dumps(match_definition(match, seed), indent=2))
+    write_atomic(out_dir / "match.json", json.dumps(definition, indent=2))
     watched = match.seats[0]
     bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",
                desc=label or f"{match.game} arena")

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..games.base import CHANCE, State
 from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import PASS, chance_action, give_action
+from ..games.daihinmin.actions import A_TYPE, PASS, T_GIVE, chance_action, give_action
 from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
 from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
 from ..games.daihinmin.log import LogWriter, format_cells
@@ -247,7 +247,6 @@ class ServedGame(Player):
         self.changes: list[str] = []
         self.plays: list[str] = []
         self._stage = np.zeros((8, 15), np.int64)
-        self._gift = False  # the move just chosen was a gift (nothing is sent after one)
 
     def deal(self, exchange: bool) -> None:
         """Send the deal tables (daifugo first); with ``exchange``, log the two forced gifts."""
@@ -265,8 +264,9 @@ class ServedGame(Player):
 
     def choose_action(self, state: State, player: int | None = None) -> int:
         phase = int(self.state.s[K.S_PHASE])
-        self._gift = phase in (K.P_GIVE_DAIFUGO, K.P_GIVE_FUGO)
-        return self._read_gift(0 if phase == K.P_GIVE_DAIFUGO else 1) if self._gift else self._read_play()
+        if phase in (K.P_GIVE_DAIFUGO, K.P_GIVE_FUGO):
+            return self._read_gift(0 if phase == K.P_GIVE_DAIFUGO else 1)
+        return self._read_play()
 
     def _read_gift(self, rank: int) -> int:
         """The gift of the player of ``rank`` (0 daifugo, 1 fugo); the strongest cards when
@@ -302,7 +302,7 @@ class ServedGame(Player):
     def inform(self, action: int, player: int) -> None:
         if player == CHANCE:  # the random ranks after 20 stalled turns: the game is over
             self._end()
-        elif not self._gift:
+        elif A_TYPE[action] != T_GIVE:  # nothing is sent after a gift
             s = self.state.s
             self.tables.fill(self.state, player, not self._stage[:5].any(), int(s[K.S_SHOWN_LOCK]),
                              self._rank_array())
@@ -314,7 +314,7 @@ class ServedGame(Player):
 
     def draw_finish(self, state: State) -> int:
         """The chance move after 20 stalled turns: random ranks for the players still in."""
-        s = self.state.s
+        s = state.s
         return chance_action(self.finish([int(p) for p in s[K.S_ORDER:K.S_ORDER + s[K.S_OUT]]]))
 
     def order(self) -> list[int]:
