@@ -19,7 +19,7 @@ from blokuszero.match.ladder import describe, fit_elo, load_games
 from blokuszero.match.runner import load_records, run_match
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
-from blokuszero.players.factory import resolve_spec
+from blokuszero.players.factory import resolve_spec, trained_search
 from blokuszero.protocols.gtp import GtpClient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,6 +176,13 @@ def test_ladder_reads_every_stored_match(tmp_path):
     assert describe({**resolve_spec({"preset": "alphazero"}), "q_init": "parent", "device": "cuda",
                      "simulations": 16}) == "untrained b2c32conv (seed 0), 16 sims, q_init=parent"
     assert describe({"kind": "gtp", "command": "/opt/p/build/pentobi-gtp --level 3"}) == "gtp: pentobi-gtp --level 3"
+    # the search a network trained with is its default: spelt out (as the gate does) or left to
+    # the checkpoint (as the arena does), it is one player; away from it, another
+    shipped = str(ROOT / "checkpoints" / "blokus_b2c32conv_gumbel.pt")
+    arena = resolve_spec({"preset": "alphazero", "checkpoint": shipped, "simulations": 800})
+    gate = resolve_spec({**arena, **trained_search(shipped)})
+    assert gate != arena and describe(gate) == describe(arena) == f"{shipped}, 800 sims"
+    assert describe({**gate, "c_base": 5.0}) == f"{shipped}, 800 sims, c_base=5.0"
     # the script prints the ladder and draws it
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), str(tmp_path), "--anchor", "random",
                            "--figure", str(tmp_path / "ladder.png")], capture_output=True, text=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..players.factory import PRESETS, resolve_spec
+from ..players.factory import PRESETS, resolve_spec, trained_search
 from .runner import load_records
 
 ELO_PER_NATURAL_UNIT = 400 / math.log(10)  # Elo points per unit of the logistic model's log-odds
@@ -157,6 +157,11 @@ def checkpoint_run(path: str | Path) -> str:
     return run.parent.name if run.name in ("eval", "curve") else run.name
 
 
+def _trained_search(checkpoint: str | None) -> dict[str, Any]:
+    # A stored match may name a checkpoint that is gone: its defaults are then the preset's.
+    return trained_search(checkpoint) if checkpoint and Path(checkpoint).is_file() else {}
+
+
 def describe(spec: Mapping[str, Any]) -> str:
     """A short, readable name of a resolved player spec (what the ladder prints)."""
     spec = dict(spec)
@@ -168,8 +173,9 @@ def describe(spec: Mapping[str, Any]) -> str:
             name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else str(path)
         else:
             name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
-        # Search options away from the preset's change the player; where it runs does not.
-        preset = resolve_spec({"preset": "alphazero"})
+        # Search options away from those it plays with by default (the preset's, and the
+        # search its run trained with) change the player; where it runs does not.
+        preset = resolve_spec({"preset": "alphazero", **_trained_search(spec.get("checkpoint"))})
         ignored = {"checkpoint", "model", "init_seed", "simulations", "device", "cache_size"}
         extra = "".join(f", {k}={v}" for k, v in sorted(spec.items())
                         if k not in ignored and k != "kind" and preset.get(k, 0.0) != v)
