@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -109,6 +109,12 @@ class TimingRelay:
         self.server.shutdown()
         self.server.server_close()
 
+    def __enter__(self) -> TimingRelay:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
 
 def _wait_until_serving(port: int, process: subprocess.Popen, what: str, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
@@ -182,8 +188,8 @@ def run_refereed_match(rules_path: Path, match_id: str, our_role: int, *, classp
                 argv = ["java", "-cp", classpath, "GgpBasePlayer", str(port)]
             # cwd: ggp-base's players may write log folders where they run.
             stack.enter_context(serving(argv, port, f"{name} ({role})", logs / f"{match_id}.{role}.log", cwd=logs))
-            relays.append(stack.enter_context(closing(TimingRelay(f"http://127.0.0.1:{port}/",
-                                                                   start_clock + play_clock + 30.0))))
+            relays.append(stack.enter_context(TimingRelay(f"http://127.0.0.1:{port}/",
+                                                                   start_clock + play_clock + 30.0)))
         referee_log = logs / f"{match_id}.referee.log"
         with open(referee_log, "w") as log:
             referee = subprocess.run(
