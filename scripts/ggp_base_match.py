@@ -17,13 +17,25 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 from blokuszero.match.ggp_base import compile_drivers, format_tally, ggp_base_classpath, run_series, tally
 
 DRIVERS = Path(__file__).resolve().parent / "ggp_base"  # the Java drivers, compiled at each run
+
+
+def serve_player(classpath: str, port: int) -> None:
+    """ggp-base's player until this process is interrupted or terminated, which stops it too."""
+    player = subprocess.Popen(["java", "-cp", classpath, "GgpBasePlayer", str(port)])
+    try:
+        player.wait()
+    finally:
+        player.terminate()
+        player.wait()
 
 
 def main() -> None:
@@ -44,10 +56,16 @@ def main() -> None:
         parser.error("name a ggp-base build: --ggp-base DIR or the GGP_BASE variable")
     if args.command == "referee" and not args.rules:
         parser.error("referee: name at least one rule sheet (.kif)")
+    # Terminated, the script still stops the players and JVMs it started (its finally blocks run).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    try:
+        ggp_base = ggp_base_classpath(args.ggp_base)
+    except FileNotFoundError as err:
+        parser.error(str(err))
     with tempfile.TemporaryDirectory(prefix="ggp_base_drivers") as build:
-        classpath = compile_drivers(DRIVERS, ggp_base_classpath(args.ggp_base), Path(build))
+        classpath = compile_drivers(DRIVERS, ggp_base, Path(build))
         if args.command == "player":
-            subprocess.run(["java", "-cp", classpath, "GgpBasePlayer", str(args.port)], check=True)
+            serve_player(classpath, args.port)
             return
         records = run_series(args.rules, classpath, args.out, matches=args.matches, start_clock=args.start_clock,
                              play_clock=args.play_clock, seed=args.seed,
