@@ -150,7 +150,7 @@ def free_port() -> int:
 
 def read_record(path: str | Path) -> dict:
     """The referee driver's JSON (what ggp-base's Match holds) as a summary: roles,
-    completed, goals, the number of joint moves and, per role, ggp-base's error codes by step
+    completed, goals, the joint moves and, per role, ggp-base's error codes by step
     (step 0 is the start, step k the k-th joint move: IL = illegal move, TO = later than the
     play clock plus one second, CE = no connection)."""
     raw = json.loads(Path(path).read_text())
@@ -177,6 +177,7 @@ def run_refereed_match(rules_path: Path, match_id: str, our_role: int, *, classp
     logs.mkdir(parents=True, exist_ok=True)
     names = [OURS if r == our_role else THEIRS for r in range(len(roles))]
     raw_path = out / f"{match_id}.ggp-base.json"
+    raw_path.unlink(missing_ok=True)  # a record of an earlier run must not stand for this one
     with ExitStack() as stack:
         relays = []
         for role, name in zip(roles, names):
@@ -188,15 +189,15 @@ def run_refereed_match(rules_path: Path, match_id: str, our_role: int, *, classp
                 argv = ["java", "-cp", classpath, "GgpBasePlayer", str(port)]
             # cwd: ggp-base's players may write log folders where they run.
             stack.enter_context(serving(argv, port, f"{name} ({role})", logs / f"{match_id}.{role}.log", cwd=logs))
-            relays.append(stack.enter_context(TimingRelay(f"http://127.0.0.1:{port}/",
-                                                                   start_clock + play_clock + 30.0)))
+            relay = TimingRelay(f"http://127.0.0.1:{port}/", start_clock + play_clock + 30.0)
+            relays.append(stack.enter_context(relay))
         referee_log = logs / f"{match_id}.referee.log"
         with open(referee_log, "w") as log:
             referee = subprocess.run(
                 ["java", "-cp", classpath, "GgpBaseReferee", str(rules_path.resolve()), match_id, str(start_clock),
                  str(play_clock), str(raw_path.resolve()), *[f"127.0.0.1:{r.port}" for r in relays]],
                 cwd=logs, stdout=log, stderr=subprocess.STDOUT)
-    if referee.returncode != 0:
+    if not raw_path.is_file():  # an unfinished match has a record (exit code 1); a failed referee has none
         raise RuntimeError(f"ggp-base's referee failed on {match_id} (exit code {referee.returncode}); its output, "
                            f"{referee_log}:\n{referee_log.read_text()[-3000:]}")
     record = read_record(raw_path)
