@@ -58,6 +58,9 @@ HOW_TO_GET = {"pentobi-gtp": "build it from Pentobi's public source (README, 'Ev
               "gnugo": "apt-get install gnugo (.ci/run installs it)"}
 FUJIGOKORO = ("FujiGokoro: cloned from GitHub and built outside the checkout (README, 'FujiGokoro at a "
               "seat'); CI reaches only the package registries")
+GGP_BASE = ("ggp-base: cloned from GitHub and built outside the checkout (README, 'Matches refereed by "
+            "ggp-base'); CI reaches only the package registries. tests/test_ggp_base.py runs the same matches "
+            "where GGP_BASE names a build")
 SETUP = "README's set-up commands: .ci/run runs both, as written, in a fresh virtual environment"
 COMMANDS: dict[str, Run] = {
     "pip install torch==2.13.0 -e .": Run(skip=SETUP),
@@ -175,6 +178,19 @@ COMMANDS: dict[str, Run] = {
     "--records docs/ggp_experience_games.jsonl":
         Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png",
              "--records", "report/ggp_experience_games.jsonl")),
+    "git clone https://github.com/ggp-org/ggp-base ../ext/ggp-base": Run(skip=GGP_BASE),
+    "sed -i 's/java.util.Vector<?> rowData, java.util.Vector<?> columnNames/java.util.Vector rowData, "
+    "java.util.Vector columnNames/' ../ext/ggp-base/src/main/java/org/ggp/base/util/ui/table/JZebraTable.java":
+        Run(skip=GGP_BASE),
+    "find ../ext/ggp-base/src/main/java -name '*.java' '!' -path '*/python/*' '!' -name PythonConsole.java "
+    "'>' ../ext/ggp-base/sources.txt": Run(skip=GGP_BASE),
+    "find ../ext/ggp-base/lib -name '*.jar' '!' -name '*-sources.jar' '|' paste -sd: '|' sed 's/^/-cp /' '>' "
+    "../ext/ggp-base/classpath.txt": Run(skip=GGP_BASE),
+    "javac -nowarn -encoding UTF-8 -d ../ext/ggp-base/build/classes @../ext/ggp-base/classpath.txt "
+    "@../ext/ggp-base/sources.txt": Run(skip=GGP_BASE),
+    "python scripts/ggp_base_match.py referee tests/data/ggp/tictactoe.kif tests/data/ggp/connectfour.kif "
+    "--ggp-base ../ext/ggp-base --matches 2 --start-clock 60 --play-clock 10 --out runs/ggp_base": Run(skip=GGP_BASE),
+    "python scripts/ggp_base_match.py player --ggp-base ../ext/ggp-base --port 9148": Run(skip=GGP_BASE),
     "python -m blokuszero.bench --help": Run(slow=False),
     "python -m blokuszero.bench blokus": Run(("--seconds", "0.2", "--games", "5")),
     "python -m blokuszero.bench search": Run(("--simulations", "20", "--positions", "1")),

@@ -4,7 +4,8 @@ Players are given in role order. Each match sends START to every player, then PL
 previous joint move (nil first) until the game ends, then STOP. A move that is late (past the
 play clock), unreadable or illegal is replaced by a random legal move, as the protocol says.
 The matches are played by the one game loop (:mod:`blokuszero.players.game_loop`).
-Each match is written (atomically) as JSON: roles, players, moves, replaced moves, goals.
+Each match is written (atomically) as JSON: roles, players, moves, replaced moves, each
+role's answer times, goals.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ from ..protocols.ggp_http import Message, format_message
 
 def send(url: str, message: Message, timeout: float) -> tuple[str | None, float]:
     """POST ``message``; (reply text or None if it failed or timed out, seconds taken)."""
+    return post(url, format_message(message), timeout)
+
+
+def post(url: str, text: str, timeout: float) -> tuple[str | None, float]:
+    """POST a request's ``text``; (reply text or None if it failed or timed out, seconds taken)."""
     start = time.perf_counter()
-    request = urllib.request.Request(url, data=format_message(message).encode(),
-                                     headers={"Content-Type": "text/acl"})
+    request = urllib.request.Request(url, data=text.encode(), headers={"Content-Type": "text/acl"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             reply = response.read().decode("utf-8", errors="replace").strip()
@@ -49,6 +54,7 @@ class RemotePlayer(Player):
         self.start_clock, self.play_clock = start_clock, play_clock
         self.previous: list[str] | None = None  # the last joint move, as GDL terms
         self.asked_at: State | None = None  # the state of the last PLAY (names the joint move)
+        self.answer_seconds: list[float] = []  # how long each PLAY's reply took, late ones too
 
     def reset(self) -> None:
         reply, _ = send(self.url, Message("start", self.match_id, self.role, self.rules, self.start_clock,
@@ -60,6 +66,7 @@ class RemotePlayer(Player):
     def choose_action(self, state: State, player: int | None = None) -> int:
         self.asked_at = state
         reply, took = send(self.url, Message("play", self.match_id, moves=self.previous), self.play_clock + 1.0)
+        self.answer_seconds.append(took)
         if reply is None:
             raise PlayerFailure("no reply")
         if took > self.play_clock:
@@ -100,6 +107,7 @@ def run_match(rules: str, urls: list[str], match_id: str, start_clock: float, pl
     return {"match_id": match_id, "roles": game.roles, "players": urls, "seed": seed,
             "start_clock": start_clock, "play_clock": play_clock,
             "moves": [texts for _, texts in played.moves], "replaced": replaced,
+            "answer_seconds": {p.role: p.answer_seconds for p in players},
             "goals": played.returns.tolist()}
 
 
