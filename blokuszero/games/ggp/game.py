@@ -50,24 +50,32 @@ def make_reasoner(desc: Description, kind: str = "auto",
     return Interpreter(desc, grounding)
 
 
+def build_propnet(rules: str, max_instances: int = MAX_INSTANCES) -> Reasoner:
+    """The propositional network of the KIF text ``rules`` (ValueError if it cannot be built
+    within ``max_instances``): a picklable job for a background process."""
+    return make_reasoner(load_description(rules), "propnet", max_instances)
+
+
 class GgpGame(Game):
     """A game from GDL rules (KIF text)."""
 
     min_utility = 0.0
     max_utility = 100.0
 
-    def __init__(self, rules: str, *, name: str = "ggp", reasoner: str = "auto",
+    def __init__(self, rules: str, *, name: str = "ggp", reasoner: str | Reasoner = "auto",
                  max_instances: int = MAX_INSTANCES, max_game_length: int = 10_000) -> None:
         """Args:
           rules: the KIF text of the description.
           reasoner: ``auto`` (propositional network if it fits, else interpreter),
-            ``propnet`` or ``interpreter``.
+            ``propnet`` or ``interpreter``; or a reasoner already made of these rules (e.g.
+            by :func:`build_propnet` in another process).
           max_instances: the grounding size above which ``auto`` falls back to the interpreter.
           max_game_length: a bound on the joint moves of any game (GDL games are finite but
             do not state their length); a playout passing it is an error.
         """
         self.description = load_description(rules)
-        self.reasoner: Reasoner = make_reasoner(self.description, reasoner, max_instances)
+        self.reasoner: Reasoner = (reasoner if isinstance(reasoner, Reasoner)
+                                   else make_reasoner(self.description, reasoner, max_instances))
         self.name = name
         self.roles = list(self.reasoner.roles)
         self.num_players = len(self.roles)
