@@ -27,7 +27,7 @@ from .harness import ROOT, data_path, finish, load, parser
 STAGES = ("import", "parse", "specialize", "ground", "compile")
 
 
-def prepare(path: Path, max_instances: int) -> dict:
+def prepare(path: Path, max_instances: int | None) -> dict:
     """Prepare one sheet in this process: CPU seconds per stage, the grounding's size, the
     reasoner made."""
     times = {}
@@ -35,7 +35,7 @@ def prepare(path: Path, max_instances: int) -> dict:
     from ..games.ggp.gdl import load_description, specialize
     from ..games.ggp.interpreter import Interpreter
     from ..games.ggp.propnet import PropNet
-    from ..games.ggp.reasoner import ground
+    from ..games.ggp.reasoner import MAX_INSTANCES, ground
     times["import"] = time.process_time() - t
     t = time.process_time()
     desc = load_description(path.read_text())
@@ -44,7 +44,7 @@ def prepare(path: Path, max_instances: int) -> dict:
     desc = dataclasses.replace(desc, clauses=specialize(desc))
     times["specialize"] = time.process_time() - t
     t = time.process_time()
-    grounding = ground(desc, max_instances)
+    grounding = ground(desc, MAX_INSTANCES if max_instances is None else max_instances)
     times["ground"] = time.process_time() - t
     t = time.process_time()
     if grounding.instances is not None:
@@ -58,13 +58,12 @@ def prepare(path: Path, max_instances: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ..games.ggp.reasoner import MAX_INSTANCES  # light: the stages import the rest
-
     command = parser("ggp_prepare", __doc__)
     command.add_argument("--rules", help="the folder of rule sheets (default: BLOKUSZERO_GGP_RULES, else "
                          "tests/data/ggp, else ../shared/data/ggp)")
     command.add_argument("--games", nargs="*", help="sheet names (default: every .kif of the folder)")
-    command.add_argument("--max-instances", type=int, default=MAX_INSTANCES)
+    command.add_argument("--max-instances", type=int, help="the grounding size past which the "
+                         "interpreter is made instead (default: reasoner.MAX_INSTANCES)")
     command.add_argument("--timeout", type=float, default=300.0, help="wall seconds per sheet")
     command.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # the child's sheet
     args = command.parse_args(argv)
@@ -81,8 +80,9 @@ def main(argv: list[str] | None = None) -> None:
           + f"{'total CPU s':>12}{'wall s':>8}{'instances':>11}  reasoner")
     for name in names:
         start = time.perf_counter()
-        cmd = [sys.executable, "-m", "blokuszero.bench", "ggp_prepare", "--one", str(rules / f"{name}.kif"),
-               "--max-instances", str(args.max_instances)]
+        cmd = [sys.executable, "-m", "blokuszero.bench", "ggp_prepare", "--one", str(rules / f"{name}.kif")]
+        if args.max_instances is not None:
+            cmd += ["--max-instances", str(args.max_instances)]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
         except subprocess.TimeoutExpired:
