@@ -218,11 +218,9 @@ class GgpPlayerEngine:
                       "joint moves; staying on the interpreter", game.name, len(match.history))
             return
         spec = match.spec
-        experience = getattr(match.player, "mcts", None) and match.player.mcts.enhancements
-        if spec.get("experience") == "switch" and experience:
-            # The pre-game rule chose the distance already: keep it.
+        if spec.get("experience") == "switch":  # the pre-game rule chose a distance: keep it
             spec = {**spec, "experience": {"encoding": "huffman",
-                                           "distance": experience[-1].distance}}
+                                           "distance": match.player.mcts.enhancements[-1].distance}}
         match.game, match.state = game, state
         match.player = make_player(game, spec, seed=match.seed)
         log.info("match %s: switched to the propositional network after %d joint moves",
