@@ -169,8 +169,9 @@ class _Late:
 
 
 def test_starts_on_the_interpreter_and_switches_to_the_network_when_compiled():
+    # Never compiled here, never waited for: the interpreter starts the match.
     engine = GgpPlayerEngine({"preset": "ggp_uct", "simulations": 30}, margin=0.1, seed=3,
-                             network_wait=0.0)  # never wait: the interpreter starts the match
+                             network_wait=0.0, inline_instances=0)
     rules = (RULES_DIR / "connectfour.kif").read_text()
     began = time.perf_counter()
     assert engine.handle(format_message(Message("start", "sw", "red", rules, 30, 5))) == "ready"
@@ -187,7 +188,7 @@ def test_starts_on_the_interpreter_and_switches_to_the_network_when_compiled():
 
 def test_a_network_too_large_leaves_the_match_on_the_interpreter(caplog):
     engine = GgpPlayerEngine({"preset": "ggp_uct", "simulations": 20}, margin=0.1, seed=4,
-                             max_instances=10)
+                             max_instances=10, inline_instances=10)
     rules = (RULES_DIR / "tictactoe.kif").read_text()
     with caplog.at_level(logging.WARNING):
         assert engine.handle(format_message(Message("start", "big", "xplayer", rules, 60, 5))) == "ready"

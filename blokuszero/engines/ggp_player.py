@@ -38,7 +38,7 @@ import numpy as np
 from ..games.base import SIMULTANEOUS
 from ..games.ggp import GgpGame, GgpState, load_description
 from ..games.ggp.game import build_propnet
-from ..games.ggp.reasoner import MAX_INSTANCES, Reasoner
+from ..games.ggp.reasoner import MAX_INSTANCES, Reasoner, TooLarge
 from ..players.factory import make_player, resolve_spec
 from ..players.ggp_uct import parse_experience
 from ..protocols.ggp_http import Message, ProtocolError, parse_message
@@ -52,9 +52,13 @@ DEFAULT_SPEC = {"preset": "ggp_uct", "simulations": 10**9}  # bounded by the clo
 def _compile_job(rules: str, max_instances: int, conn) -> None:
     """In the compiling process: send (True, the network) or (False, why not)."""
     try:
-        conn.send((True, build_propnet(rules, max_instances)))
+        reply = (True, build_propnet(rules, max_instances))
     except Exception as err:  # noqa: BLE001 (any failure is reported to the player)
-        conn.send((False, f"{type(err).__name__}: {err}"))
+        reply = (False, f"{type(err).__name__}: {err}")
+    try:
+        conn.send(reply)
+    except OSError:  # the match ended meanwhile: nobody is waiting
+        pass
 
 
 class _Compile:
@@ -90,6 +94,12 @@ class _Compile:
         self._conn.close()
 
 
+def _on_interpreter(spec: dict) -> dict:
+    """``spec`` for a game on the interpreter: without the search experience, whose board
+    encodings read the network's base propositions."""
+    return {k: v for k, v in spec.items() if k not in ("experience", "switch_time_limit")}
+
+
 @dataclass
 class _Match:
     game: GgpGame
@@ -115,7 +125,7 @@ class GgpPlayerEngine:
 
     def __init__(self, spec: dict | None = None, margin: float = 1.0, seed: int = 0,
                  name: str = "blokuszero", network_wait: float = 0.5,
-                 max_instances: int = MAX_INSTANCES) -> None:
+                 max_instances: int = MAX_INSTANCES, inline_instances: int = 50_000) -> None:
         """Args:
           spec: the player's spec, of kind ``ggp_uct`` (``players.factory``; checked here):
             ``c`` (UCB1), ``simulations``, ``playout`` and its options, ``experience``; the
@@ -126,6 +136,8 @@ class GgpPlayerEngine:
             propositional network before starting on the interpreter.
           max_instances: the grounding size past which no network is built (the
             interpreter plays the whole match).
+          inline_instances: a grounding up to this size is compiled at once in this
+            process (about 2 CPU-s here), without starting another.
         """
         self.spec = dict(DEFAULT_SPEC if spec is None else spec)
         if resolve_spec(self.spec)["kind"] != "ggp_uct":
@@ -133,6 +145,7 @@ class GgpPlayerEngine:
         self.margin = margin
         self.network_wait = network_wait
         self.max_instances = max_instances
+        self.inline_instances = inline_instances
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.matches: dict[str, _Match] = {}
@@ -166,33 +179,41 @@ class GgpPlayerEngine:
         if msg.role not in roles:
             raise ValueError(f"role {msg.role} is not in the game's roles {roles}")
         budget = max(msg.start_clock - self.margin, 0.0)
-        pending: _Compile | None = _Compile(msg.rules, self.max_instances)
-        try:
-            network = pending.result(self.network_wait * budget)
-        except ValueError as err:
-            log.warning("match %s: no propositional network (%s); playing on the interpreter",
-                        msg.match_id, err)
-            network, pending = None, None
-        if network is not None:
-            pending = None
-            game = GgpGame(msg.rules, name=msg.match_id, reasoner=network)
-        else:
-            if pending is not None:
-                log.warning("match %s: the propositional network is not ready within %.1f s; "
-                            "playing on the interpreter until it is", msg.match_id,
-                            self.network_wait * budget)
-            game = GgpGame(msg.rules, name=msg.match_id, reasoner="interpreter")
+        game, pending = self._prepare(msg, budget)
         # The search stops itself well before the reply is due (its last simulation and the
         # worker hand-over take time); the reply waits for it until the deadline.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05),
                 "switch_time_limit": 0.5 * max(budget - (time.monotonic() - began), 0.0)}
         seed = int(self.rng.integers(2**31))
-        player = make_player(game, spec, seed=seed)
+        interpreted = game.reasoner.kind == "interpreter"
+        player = make_player(game, _on_interpreter(spec) if interpreted else spec, seed=seed)
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
                                                 game.new_initial_state(), player, msg.play_clock,
                                                 msg.rules, spec, seed, pending)
         return "ready"
+
+    def _prepare(self, msg: Message, budget: float) -> tuple[GgpGame, _Compile | None]:
+        """The match's game, and the network's compile still going on if the game is on the
+        interpreter until it is ready. A small grounding is compiled here at once; a larger
+        one in another process, waited for ``network_wait`` of the ``budget`` seconds."""
+        try:
+            return GgpGame(msg.rules, name=msg.match_id, reasoner="propnet",
+                           max_instances=self.inline_instances), None
+        except TooLarge:
+            pass
+        pending = _Compile(msg.rules, self.max_instances)
+        try:
+            network = pending.result(self.network_wait * budget)
+        except ValueError as err:
+            log.warning("match %s: no propositional network (%s); playing on the interpreter",
+                        msg.match_id, err)
+            return GgpGame(msg.rules, name=msg.match_id, reasoner="interpreter"), None
+        if network is not None:
+            return GgpGame(msg.rules, name=msg.match_id, reasoner=network), None
+        log.warning("match %s: the propositional network is not ready within %.1f s; playing "
+                    "on the interpreter until it is", msg.match_id, self.network_wait * budget)
+        return GgpGame(msg.rules, name=msg.match_id, reasoner="interpreter"), pending
 
     def _switch_when_ready(self, match: _Match) -> None:
         """Move ``match`` onto its propositional network if it has been compiled meanwhile:
@@ -217,10 +238,8 @@ class GgpPlayerEngine:
             log.error("match %s: the network's state differs from the interpreter's after %d "
                       "joint moves; staying on the interpreter", game.name, len(match.history))
             return
-        spec = match.spec
-        if spec.get("experience") == "switch":  # the pre-game rule chose a distance: keep it
-            spec = {**spec, "experience": {"encoding": "huffman",
-                                           "distance": match.player.mcts.enhancements[-1].distance}}
+        # No pre-game time is left for the experience's switching rule: it then picks d = 0.
+        spec = {**match.spec, "switch_time_limit": 0.0}
         match.game, match.state = game, state
         match.player = make_player(game, spec, seed=match.seed)
         log.info("match %s: switched to the propositional network after %d joint moves",

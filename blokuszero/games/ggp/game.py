@@ -28,21 +28,22 @@ from .gdl import Description, load_description, specialize
 from .interpreter import Interpreter
 from .kif import KifError, parse_term, to_kif
 from .propnet import PropNet
-from .reasoner import MAX_INSTANCES, Reasoner, ground
+from .reasoner import MAX_INSTANCES, Reasoner, TooLarge, ground
 
 log = logging.getLogger(__name__)
 
 
 def make_reasoner(desc: Description, kind: str = "auto",
                   max_instances: int = MAX_INSTANCES) -> Reasoner:
-    """``propnet`` (compiled, fast), ``interpreter`` (general), or ``auto``: the propositional
-    network when the grounding fits in ``max_instances``, else the interpreter (reason logged)."""
+    """``propnet`` (compiled, fast; TooLarge if the grounding passes ``max_instances``),
+    ``interpreter`` (general), or ``auto``: the propositional network when the grounding fits
+    in ``max_instances``, else the interpreter (reason logged)."""
     if kind not in ("auto", "propnet", "interpreter"):
         raise ValueError(f"unknown reasoner {kind!r}; known: auto, propnet, interpreter")
     desc = dataclasses.replace(desc, clauses=specialize(desc))
     grounding = ground(desc, max_instances if kind != "interpreter" else 0)
     if kind == "propnet" and grounding.instances is None:
-        raise ValueError(f"cannot build a propositional network: {grounding.reason}")
+        raise TooLarge(f"cannot build a propositional network: {grounding.reason}")
     if grounding.instances is not None and kind != "interpreter":
         return PropNet(desc, grounding)
     if kind == "auto":

@@ -25,7 +25,7 @@ BRIDGES = [Clause(("true", "?f"), (("init", "?f"),), _BRIDGE),
            Clause(("does", "?r", "?m"), (("legal", "?r", "?m"),), _BRIDGE)]
 
 
-class TooLarge(Exception):
+class TooLarge(ValueError):
     """Grounding passed its size limit."""
 
 
