@@ -13,7 +13,7 @@ if not (RULES_DIR / "perft.json").is_file():
     raise FileNotFoundError(f"GGP rule sheets not found: {RULES_DIR} holds no perft.json "
                             f"(BLOKUSZERO_GGP_RULES names the folder)")
 SHEETS = sorted(p.stem for p in RULES_DIR.glob("*.kif"))
-#: Sheets whose compilation takes seconds to minutes (checkers: minutes): their tests are slow.
+#: Sheets whose compilation takes several seconds (checkers and ttcc4 the most): their tests are slow.
 SLOW_SHEETS = {"checkers", "chinesecheckers4", "breakthrough", "knightthrough", "ttcc4",
                "ttcc4_2player"}
 

@@ -22,6 +22,7 @@ TINY = {
     "ggp": ["--games", "tictactoe", "--seconds", "0.05"],
     "ggp_experience": ["--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10",
                        "--repeats", "1"],
+    "ggp_prepare": ["--games", "tictactoe"],
     "go": ["--sizes", "9", "--seconds", "0.05", "--simulations", "100", "--repeats", "1"],
     "gumbel": ["--simulations", "4", "--selfplay-simulations", "2", "--games", "2", "--repeats", "1"],
     "nn": ["--models", "b2c32conv", "--batches", "2", "--seconds", "0.05", "--games", "2"],
@@ -68,6 +69,12 @@ def _ggp_experience(r: dict) -> None:
     _rates(r["uct_playouts_per_s"]["tictactoe"], {"plain", "experience", "experience_ball"})
 
 
+def _ggp_prepare(r: dict) -> None:
+    row = r["tictactoe"]
+    assert row["kind"] == "propnet" and row["instances"] > 0
+    _rates(row["cpu_s"], {"import", "parse", "specialize", "ground", "compile"})
+
+
 def _go(r: dict) -> None:
     assert set(r["sizes"]["9"]) == {"engine_playouts_per_s", "moves_per_playout", "search_simulations",
                                     "search_playouts_per_s", "search_median", "search_pattern_playouts_per_s",
@@ -101,7 +108,8 @@ def _selfplay(r: list) -> None:
 
 
 RESULTS = {"blokus": _blokus, "core": _core, "daihinmin": _daihinmin, "ggp": _ggp, "ggp_experience": _ggp_experience,
-           "go": _go, "gumbel": _gumbel, "nn": _nn, "search": _search, "selfplay": _selfplay}
+           "ggp_prepare": _ggp_prepare, "go": _go, "gumbel": _gumbel, "nn": _nn, "search": _search,
+           "selfplay": _selfplay}
 
 
 def test_every_benchmark_has_a_smoke_test():

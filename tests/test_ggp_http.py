@@ -4,11 +4,13 @@ match manager."""
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import threading
 import time
 import urllib.request
 
+import numpy as np
 import pytest
 from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
@@ -126,6 +128,85 @@ def test_answers_within_the_clock_while_both_cores_are_busy(server):
         for h in hogs:
             h.terminate()
             h.join()
+
+
+def _play_against_random(engine, match_id: str, role: str, name: str, plays: int,
+                         pause: float = 0.0, until=lambda match: False):
+    """Up to ``plays`` plays of ``engine`` against uniformly random moves, each of its moves
+    checked legal on a separately compiled referee, and the engine's state after each play
+    checked against the referee's; stops early when ``until(match)`` holds after a play."""
+    referee = sheet_game(name).new_initial_state()
+    rng = np.random.default_rng(0)
+    me = referee.game.roles.index(role)
+    moves = None
+    for _ in range(plays):
+        reply = engine.handle(format_message(Message("play", match_id, moves=moves)))
+        assert engine.matches[match_id].state.facts() == referee.facts()
+        mine = referee.string_to_action(reply)  # a move of the game ...
+        assert mine in referee.legal_actions(me)  # ... and legal now
+        joint = [int(rng.choice(referee.legal_actions(p))) for p in range(referee.game.num_players)]
+        joint[me] = mine
+        referee.apply_joint_action(joint)
+        moves = [referee.action_to_string(a) for a in joint]
+        if referee.is_terminal() or until(engine.matches[match_id]):
+            break
+        time.sleep(pause)
+
+
+class _Late:
+    """A compile that reports its network only from its ``late``-th look on: the switch then
+    comes after ``late - 1`` plays on the interpreter, however fast the compiling process is."""
+
+    def __init__(self, pending, late: int) -> None:
+        self.pending, self.late, self.looks = pending, late, 0
+
+    def result(self, timeout: float):
+        self.looks += 1
+        return None if self.looks < self.late else self.pending.result(120.0)
+
+    def close(self) -> None:
+        self.pending.close()
+
+
+def test_starts_on_the_interpreter_and_switches_to_the_network_when_compiled():
+    # Never compiled here, never waited for: the interpreter starts the match.
+    engine = GgpPlayerEngine({"preset": "ggp_uct", "simulations": 30}, margin=0.1, seed=3,
+                             network_wait=0.0, inline_instances=0)
+    rules = (RULES_DIR / "connectfour.kif").read_text()
+    began = time.perf_counter()
+    assert engine.handle(format_message(Message("start", "sw", "red", rules, 30, 5))) == "ready"
+    assert time.perf_counter() - began < 10
+    match = engine.matches["sw"]
+    assert match.game.reasoner.kind == "interpreter" and match.pending is not None
+    match.pending = _Late(match.pending, late=3)
+    kinds = []
+    _play_against_random(engine, "sw", "red", "connectfour", 6,
+                         until=lambda m: kinds.append(m.game.reasoner.kind))
+    assert kinds == ["interpreter"] * 2 + ["propnet"] * 4 and match.pending is None
+    assert engine.handle(format_message(Message("abort", "sw"))) == "done"
+
+
+def test_a_network_too_large_leaves_the_match_on_the_interpreter(caplog):
+    engine = GgpPlayerEngine({"preset": "ggp_uct", "simulations": 20}, margin=0.1, seed=4,
+                             max_instances=10, inline_instances=10)
+    rules = (RULES_DIR / "tictactoe.kif").read_text()
+    with caplog.at_level(logging.WARNING):
+        assert engine.handle(format_message(Message("start", "big", "xplayer", rules, 60, 5))) == "ready"
+    match = engine.matches["big"]
+    assert match.game.reasoner.kind == "interpreter" and match.pending is None
+    assert "more than 10 clause instances" in caplog.text
+    _play_against_random(engine, "big", "xplayer", "tictactoe", 9)
+
+
+@pytest.mark.slow
+def test_checkers_is_ready_within_a_short_start_clock():
+    engine = GgpPlayerEngine({"preset": "ggp_uct", "simulations": 20}, margin=1.0, seed=5)
+    rules = (RULES_DIR / "checkers.kif").read_text()
+    began = time.perf_counter()
+    assert engine.handle(format_message(Message("start", "ck", "white", rules, 30, 10))) == "ready"
+    assert time.perf_counter() - began < 30
+    _play_against_random(engine, "ck", "white", "checkers", 6)
+    engine.handle(format_message(Message("abort", "ck")))
 
 
 @pytest.mark.parametrize("name", ["blocker", "connectfoursimultaneous"])

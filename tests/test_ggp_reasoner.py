@@ -164,6 +164,14 @@ def test_reasoners_agree_on_sheets(name):
     _agree((RULES_DIR / f"{name}.kif").read_text(), games=2)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW_SHEETS))
+def test_reasoners_agree_on_the_large_sheets(name):
+    """Checkers and ttcc4 ground past the former limit of 200,000 instances: their networks
+    against the interpreter, one random game each."""
+    _agree((RULES_DIR / f"{name}.kif").read_text(), games=1, seed=7)
+
+
 # One role toggles cells of a line; a cell is reached when marked and next to a reached one,
 # starting from cell 1. Adjacency goes both ways, so the ground reach atoms form a positive
 # cycle: unmarking cell 1 must retract reach atoms that support each other.

@@ -201,6 +201,7 @@ COMMANDS: dict[str, Run] = {
     "python -m blokuszero.bench ggp": Run(("--games", "tictactoe", "--seconds", "0.2")),
     "python -m blokuszero.bench ggp_experience": Run(
         ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
+    "python -m blokuszero.bench ggp_prepare": Run(("--games", "tictactoe")),
 }
 
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 #: Every benchmark: a module of this folder with a ``main(argv)``.
-NAMES = ("blokus", "core", "daihinmin", "ggp", "ggp_experience", "go", "gumbel", "nn", "search", "selfplay")
+NAMES = ("blokus", "core", "daihinmin", "ggp", "ggp_experience", "ggp_prepare", "go", "gumbel", "nn", "search",
+         "selfplay")
 
 
 def summary(name: str) -> str:

@@ -5,8 +5,13 @@ compiles its rules at ``start``; each ``play`` applies the previous joint move, 
 (UCT with uniform, MAST, NST or learned softmax playouts) in a worker thread for the play clock
 minus a safety margin; if the search has not answered by then, a legal move is sent anyway (the
 most recent search result cannot be late). A role with a single legal move answers at once.
-Malformed messages, unknown or finished matches and illegal moves get an ``(error ...)`` reply
-and the player keeps serving.
+
+At ``start`` the rules' propositional network is compiled in a process of its own (the
+grounding and numba's compiler would hold this process's interpreter lock from the searches).
+If it is not ready within a share of the start clock, the match starts on the interpreter at
+once, and switches to the network at the first play after it is ready (the moves so far
+replayed on it; the search tree starts afresh). Malformed messages, unknown or finished
+matches and illegal moves get an ``(error ...)`` reply and the player keeps serving.
 
 Simultaneous-move states (two or more roles with a choice) are searched like the others: at a
 joint node each role draws its own action by Exp3 (decoupled selection,
@@ -21,7 +26,9 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import logging
+import multiprocessing
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -29,7 +36,9 @@ from typing import Any
 import numpy as np
 
 from ..games.base import SIMULTANEOUS
-from ..games.ggp import GgpGame, GgpState
+from ..games.ggp import GgpGame, GgpState, load_description
+from ..games.ggp.game import build_propnet
+from ..games.ggp.reasoner import MAX_INSTANCES, Reasoner, TooLarge
 from ..players.factory import make_player, resolve_spec
 from ..players.ggp_uct import parse_experience
 from ..protocols.ggp_http import Message, ProtocolError, parse_message
@@ -40,6 +49,57 @@ log = logging.getLogger(__name__)
 DEFAULT_SPEC = {"preset": "ggp_uct", "simulations": 10**9}  # bounded by the clock
 
 
+def _compile_job(rules: str, max_instances: int, conn) -> None:
+    """In the compiling process: send (True, the network) or (False, why not)."""
+    try:
+        reply = (True, build_propnet(rules, max_instances))
+    except Exception as err:  # noqa: BLE001 (any failure is reported to the player)
+        reply = (False, f"{type(err).__name__}: {err}")
+    try:
+        conn.send(reply)
+    except OSError:  # the match ended meanwhile: nobody is waiting
+        pass
+
+
+class _Compile:
+    """The propositional network of a match's rules, compiled in a process of its own."""
+
+    def __init__(self, rules: str, max_instances: int) -> None:
+        context = multiprocessing.get_context("spawn")  # a fork of a threaded server is unsafe
+        self._conn, child = context.Pipe(duplex=False)
+        self._process = context.Process(target=_compile_job, args=(rules, max_instances, child), daemon=True,
+                                        name="ggp-compile")
+        self._process.start()
+        child.close()
+
+    def result(self, timeout: float) -> Reasoner | None:
+        """The network if it is ready within ``timeout`` seconds, else None; ValueError if
+        it cannot be built (the process is then ended)."""
+        if not self._conn.poll(max(timeout, 0.0)):
+            return None
+        try:
+            ok, value = self._conn.recv()
+        except EOFError:
+            ok, value = False, f"the compiling process ended (exit code {self._process.exitcode})"
+        self.close()
+        if not ok:
+            raise ValueError(value)
+        return value
+
+    def close(self) -> None:
+        """End the process (if still compiling)."""
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join(5.0)
+        self._conn.close()
+
+
+def _on_interpreter(spec: dict) -> dict:
+    """``spec`` for a game on the interpreter: without the search experience, whose board
+    encodings read the network's base propositions."""
+    return {k: v for k, v in spec.items() if k not in ("experience", "switch_time_limit")}
+
+
 @dataclass
 class _Match:
     game: GgpGame
@@ -47,6 +107,11 @@ class _Match:
     state: GgpState
     player: Any
     play_clock: float
+    rules: str
+    spec: dict  # the player's spec, to make it again for the network
+    seed: int
+    pending: _Compile | None = None  # the network still compiling (playing on the interpreter)
+    history: list[list[str]] = field(default_factory=list)  # joint moves played, in KIF
     plays: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -59,18 +124,28 @@ class GgpPlayerEngine:
     """Answers GGP messages (text in, text out); thread-safe, one search at a time."""
 
     def __init__(self, spec: dict | None = None, margin: float = 1.0, seed: int = 0,
-                 name: str = "blokuszero") -> None:
+                 name: str = "blokuszero", network_wait: float = 0.5,
+                 max_instances: int = MAX_INSTANCES, inline_instances: int = 50_000) -> None:
         """Args:
           spec: the player's spec, of kind ``ggp_uct`` (``players.factory``; checked here):
             ``c`` (UCB1), ``simulations``, ``playout`` and its options, ``experience``; the
             time limits come from each match's clocks.
           margin: seconds kept free of the play clock for the reply to travel.
           seed: the seed of every random choice (searches, fallback moves).
+          network_wait: the share of the start clock (less the margin) spent waiting for the
+            propositional network before starting on the interpreter.
+          max_instances: the grounding size past which no network is built (the
+            interpreter plays the whole match).
+          inline_instances: a grounding up to this size is compiled at once in this
+            process (about 2 CPU-s here), without starting another.
         """
         self.spec = dict(DEFAULT_SPEC if spec is None else spec)
         if resolve_spec(self.spec)["kind"] != "ggp_uct":
             raise ValueError(f"a GGP player's spec is of kind ggp_uct, not {self.spec}")
         self.margin = margin
+        self.network_wait = network_wait
+        self.max_instances = max_instances
+        self.inline_instances = inline_instances
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.matches: dict[str, _Match] = {}
@@ -96,21 +171,79 @@ class GgpPlayerEngine:
         return "ready"
 
     def _start(self, msg: Message) -> str:
+        began = time.monotonic()
         with self.lock:
             if msg.match_id in self.matches or msg.match_id in self.finished:
                 return _error(f"match {msg.match_id} was already started")
-        game = GgpGame(msg.rules, name=msg.match_id)
-        if msg.role not in game.roles:
-            raise ValueError(f"role {msg.role} is not in the game's roles {game.roles}")
+        roles = load_description(msg.rules).roles  # bad rules are named before compiling
+        if msg.role not in roles:
+            raise ValueError(f"role {msg.role} is not in the game's roles {roles}")
+        budget = max(msg.start_clock - self.margin, 0.0)
+        game, pending = self._prepare(msg, budget)
         # The search stops itself well before the reply is due (its last simulation and the
         # worker hand-over take time); the reply waits for it until the deadline.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05),
-                "switch_time_limit": 0.5 * max((msg.start_clock or 0.0) - self.margin, 0.0)}
-        player = make_player(game, spec, seed=int(self.rng.integers(2**31)))
+                "switch_time_limit": 0.5 * max(budget - (time.monotonic() - began), 0.0)}
+        seed = int(self.rng.integers(2**31))
+        interpreted = game.reasoner.kind == "interpreter"
+        player = make_player(game, _on_interpreter(spec) if interpreted else spec, seed=seed)
         with self.lock:
             self.matches[msg.match_id] = _Match(game, game.roles.index(msg.role),
-                                                game.new_initial_state(), player, msg.play_clock)
+                                                game.new_initial_state(), player, msg.play_clock,
+                                                msg.rules, spec, seed, pending)
         return "ready"
+
+    def _prepare(self, msg: Message, budget: float) -> tuple[GgpGame, _Compile | None]:
+        """The match's game, and the network's compile still going on if the game is on the
+        interpreter until it is ready. A small grounding is compiled here at once; a larger
+        one in another process, waited for ``network_wait`` of the ``budget`` seconds."""
+        try:
+            return GgpGame(msg.rules, name=msg.match_id, reasoner="propnet",
+                           max_instances=self.inline_instances), None
+        except TooLarge:
+            pass
+        pending = _Compile(msg.rules, self.max_instances)
+        try:
+            network = pending.result(self.network_wait * budget)
+        except ValueError as err:
+            log.warning("match %s: no propositional network (%s); playing on the interpreter",
+                        msg.match_id, err)
+            return GgpGame(msg.rules, name=msg.match_id, reasoner="interpreter"), None
+        if network is not None:
+            return GgpGame(msg.rules, name=msg.match_id, reasoner=network), None
+        log.warning("match %s: the propositional network is not ready within %.1f s; playing "
+                    "on the interpreter until it is", msg.match_id, self.network_wait * budget)
+        return GgpGame(msg.rules, name=msg.match_id, reasoner="interpreter"), pending
+
+    def _switch_when_ready(self, match: _Match) -> None:
+        """Move ``match`` onto its propositional network if it has been compiled meanwhile:
+        the moves so far replayed on it, and the player made again for it."""
+        if match.pending is None:
+            return
+        try:
+            network = match.pending.result(0.0)
+        except ValueError as err:
+            log.warning("match %s: no propositional network (%s); staying on the interpreter",
+                        match.game.name, err)
+            match.pending = None
+            return
+        if network is None:
+            return
+        match.pending = None
+        game = GgpGame(match.rules, name=match.game.name, reasoner=network)
+        state = game.new_initial_state()
+        for joint in match.history:
+            state.apply_joint_action([state.string_to_action(m) for m in joint])
+        if state.facts() != match.state.facts():
+            log.error("match %s: the network's state differs from the interpreter's after %d "
+                      "joint moves; staying on the interpreter", game.name, len(match.history))
+            return
+        # No pre-game time is left for the experience's switching rule: it then picks d = 0.
+        spec = {**match.spec, "switch_time_limit": 0.0}
+        match.game, match.state = game, state
+        match.player = make_player(game, spec, seed=match.seed)
+        log.info("match %s: switched to the propositional network after %d joint moves",
+                 game.name, len(match.history))
 
     def _match(self, msg: Message) -> _Match:
         with self.lock:
@@ -133,6 +266,7 @@ class GgpPlayerEngine:
         joint = [state.string_to_action(m) for m in moves]
         mover = state.current_player()
         state.apply_joint_action(joint)
+        match.history.append([state.action_to_string(a) for a in joint])
         if mover >= 0:
             match.player.inform(joint[mover], mover)  # keeps the searched subtree
         else:
@@ -143,6 +277,7 @@ class GgpPlayerEngine:
         with match.lock:
             self._advance(match, msg.moves)
             match.plays += 1
+            self._switch_when_ready(match)
             state = match.state
             legal = state.legal_actions(match.role)
             if len(legal) == 0:
@@ -167,16 +302,19 @@ class GgpPlayerEngine:
 
     def _stop(self, msg: Message) -> str:
         self._match(msg)  # the final moves are not needed: the match is over
-        with self.lock:
-            self.matches.pop(msg.match_id, None)
-            self.finished.add(msg.match_id)
+        self._end(msg.match_id)
         return "done"
+
+    def _end(self, match_id: str) -> None:
+        with self.lock:
+            match = self.matches.pop(match_id, None)
+            self.finished.add(match_id)
+        if match is not None and match.pending is not None:
+            match.pending.close()
 
     def _abort(self, msg: Message) -> str:
         self._match(msg)
-        with self.lock:
-            self.matches.pop(msg.match_id, None)
-            self.finished.add(msg.match_id)
+        self._end(msg.match_id)
         return "done"
 
 

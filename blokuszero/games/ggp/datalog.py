@@ -116,13 +116,57 @@ def _leaf_paths(term: Term, prefix: tuple[int, ...] = ()):
         yield from _leaf_paths(term[i], prefix + (i,))
 
 
+#: Positive literals past which :class:`_Plan` orders a body greedily instead of by search
+#: over every subset (2^n plans).
+_MAX_SEARCHED = 10
+
+
+def _estimate(lit: Term, bound: set[str], sizes: dict[str, int]) -> float:
+    """Expected matches of ``lit`` with ``bound`` variables known: its relation's size to the
+    power of the share of its leaves still unknown (the facts spread evenly over the values)."""
+    n = sizes.get(relation(lit), 0)
+    if isinstance(lit, str) or n == 0:
+        return min(n, 1)
+    leaves = [leaf for _, leaf in _leaf_paths(lit)]
+    unknown = sum(1 for leaf in leaves if is_var(leaf) and leaf not in bound)
+    return float(n) ** (unknown / len(leaves)) if leaves else 1.0
+
+
+def _cheapest_order(lits: list[Term], bound: set[str], sizes: dict[str, int]) -> list[int]:
+    """The order of ``lits`` (indices) with the least expected work: the sum over the steps of
+    the bindings reached there, each step multiplying them by the literal's :func:`_estimate`.
+    Searched over subsets (dynamic programming), so that a literal binding many variables at
+    once (a move) goes before two that bind fewer each but multiply more."""
+    n = len(lits)
+    lit_vars = [variables(lit) for lit in lits]
+    best: dict[int, tuple[float, float, list[int]]] = {0: (0.0, 1.0, [])}
+    for subset in range(1, 1 << n):
+        choice = None
+        for i in range(n):
+            if not subset >> i & 1:
+                continue
+            cost, size, order = best[subset & ~(1 << i)]
+            known = set(bound)
+            for j in order:
+                known |= lit_vars[j]
+            size = size * _estimate(lits[i], known, sizes)
+            if choice is None or cost + size < choice[0]:
+                choice = (cost + size, size, order + [i])
+        best[subset] = choice
+    return best[(1 << n) - 1][2]
+
+
 class _Plan:
-    """An evaluation order for a clause's body: ``first`` (if given) from a delta, the other
-    positive literals greedily by how many of their variables are already bound, each test
-    (distinct, negation) as soon as its variables are."""
+    """An evaluation order for a clause's body: ``first`` (if given) from a delta, then the
+    other positive literals, each test (distinct, negation) as soon as its variables are bound.
+
+    Given the relations' current ``sizes``, the positive literals go in the order of least
+    expected work (:func:`_cheapest_order`); without them, greedily by how many of their
+    variables are already bound (``prefer`` relations, known to hold few facts, first).
+    """
 
     def __init__(self, clause: Clause, first: int | None, skip_negated: frozenset[str],
-                 prefer: frozenset[str] = frozenset()):
+                 prefer: frozenset[str] = frozenset(), sizes: dict[str, int] | None = None):
         body = list(enumerate(clause.body))
         positives = [(i, lit) for i, lit in body if not is_negation(lit) and not is_distinct(lit)]
         tests = [(i, lit) for i, lit in body if is_negation(lit) or is_distinct(lit)]
@@ -135,6 +179,9 @@ class _Plan:
             lit = clause.body[first]
             self.steps.append(("delta", lit, relation(lit)))
             variables(lit, bound)
+        if sizes is not None and 1 < len(remaining) <= _MAX_SEARCHED:
+            order = _cheapest_order([lit for _, lit in remaining], bound, sizes)
+            remaining = [remaining[i] for i in order]
         while True:
             for t in list(tests):
                 if variables(t[1]) <= bound:
@@ -147,8 +194,13 @@ class _Plan:
                                           else ("distinct", lit[1], lit[2]))
             if not remaining:
                 break
-            best = max(remaining, key=lambda p: (relation(p[1]) in prefer, sum(
-                1 if not is_var(leaf) or leaf in bound else -1 for _, leaf in _leaf_paths(p[1]))))
+            if sizes is not None and len(remaining) <= _MAX_SEARCHED:
+                best = remaining[0]
+            elif sizes is not None:
+                best = min(remaining, key=lambda p: _estimate(p[1], bound, sizes))
+            else:
+                best = max(remaining, key=lambda p: (relation(p[1]) in prefer, sum(
+                    1 if not is_var(leaf) or leaf in bound else -1 for _, leaf in _leaf_paths(p[1]))))
             remaining.remove(best)
             lit = best[1]
             # Index on every leaf known by then, nested ones included: (true (cell ?x ?y ?p))
@@ -231,28 +283,49 @@ class Program:
     ``strata`` lists groups of relations, each after those it depends on; ``skip_negated``
     names relations whose negations are not tested (relaxed evaluation) but passed to
     ``record`` with every derivation; literals of ``prefer`` relations (known to hold few
-    facts, e.g. ``does`` on one state) are joined first.
+    facts, e.g. ``does`` on one state) are joined first. With ``adaptive``, each clause's
+    join order is chosen from the sizes its relations have when it fires (and chosen again
+    when one of them has doubled or halved): for one long run such as the grounding, where
+    a fixed order can cost millions of useless steps.
     """
 
     def __init__(self, clauses: list[Clause], strata: list[list[str]],
-                 skip_negated: Iterable[str] = (), prefer: Iterable[str] = ()):
-        skip, prefer = frozenset(skip_negated), frozenset(prefer)
+                 skip_negated: Iterable[str] = (), prefer: Iterable[str] = (),
+                 adaptive: bool = False):
+        self.skip, self.prefer = frozenset(skip_negated), frozenset(prefer)
+        self.adaptive = adaptive
+        self._plans: dict[tuple, _Plan] = {}
         by_head: dict[str, list[Clause]] = defaultdict(list)
         for c in clauses:
             by_head[relation(c.head)].append(c)
+        # Per stratum: its clauses fired on all facts, then those fired on each delta, as
+        # (clause, index of the delta literal or None, plan, relations of its positives).
         self.strata: list[tuple[list, list]] = []
         for comp in strata:
             members = set(comp)
             full, deltas = [], []
             for rel in comp:
                 for c in by_head.get(rel, ()):
-                    plan = _Plan(c, None, skip, prefer)
-                    full.append((c, plan))
+                    rels = tuple(relation(lit) for lit in c.body
+                                 if not is_negation(lit) and not is_distinct(lit))
+                    full.append((c, None, _Plan(c, None, self.skip, self.prefer), rels))
                     for i, lit in enumerate(c.body):
                         if not is_negation(lit) and not is_distinct(lit) and relation(lit) in members:
-                            deltas.append((c, _Plan(c, i, skip, prefer)))
+                            deltas.append((c, i, _Plan(c, i, self.skip, self.prefer), rels))
             if full:
                 self.strata.append((full, deltas))
+
+    def _plan(self, c: Clause, first: int | None, plan: _Plan, rels: tuple[str, ...],
+              store: FactStore) -> _Plan:
+        """``plan``, or with ``adaptive`` the plan for the relations' current sizes."""
+        if not self.adaptive:
+            return plan
+        sizes = {r: len(store.get(r)) for r in rels}
+        key = (id(c), first, tuple(sizes[r].bit_length() for r in rels))
+        adapted = self._plans.get(key)
+        if adapted is None:
+            adapted = self._plans[key] = _Plan(c, first, self.skip, self.prefer, sizes)
+        return adapted
 
     def run(self, store: FactStore, record: Recorder | None = None) -> None:
         """Derive every fact into ``store``; ``record(clause, binding, head)`` sees each
@@ -260,23 +333,27 @@ class Program:
         it, one derivation per fact is enough and the search stops there."""
         for full, deltas in self.strata:
             new: dict[str, list[Term]] = defaultdict(list)
-            for c, plan in full:
-                self._fire(c, plan, store, None, new, record)
+            for c, first, plan, rels in full:
+                self._fire(c, self._plan(c, first, plan, rels, store), store, None, new, record)
             while deltas and new:
                 delta, new = new, defaultdict(list)
-                for c, plan in deltas:
+                for c, first, plan, rels in deltas:
                     if plan.steps[0][2] in delta:
-                        self._fire(c, plan, store, delta, new, record)
+                        self._fire(c, self._plan(c, first, plan, rels, store), store, delta, new,
+                                   record)
 
     @staticmethod
     def _fire(c: Clause, plan: _Plan, store: FactStore, delta, new, record) -> None:
-        # Solutions are gathered before any head is added: a recursive clause must not grow
-        # the set it is iterating over.
-        found = [(b, substitute(plan.head, b))
-                 for b in _solutions(plan, store, delta, facts_only=record is None)]
-        for b, head in found:
+        # Heads are added after the last solution: a recursive clause must not grow the set
+        # it is iterating over. Each derivation is recorded at once, so that a recorder
+        # counting against a limit stops a large clause early.
+        heads = []
+        for b in _solutions(plan, store, delta, facts_only=record is None):
+            head = substitute(plan.head, b)
             if record is not None:
                 record(c, b, head)
+            heads.append(head)
+        for head in heads:
             if store.add(head):
                 new[relation(head)].append(head)
 

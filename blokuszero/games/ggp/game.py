@@ -28,26 +28,33 @@ from .gdl import Description, load_description, specialize
 from .interpreter import Interpreter
 from .kif import KifError, parse_term, to_kif
 from .propnet import PropNet
-from .reasoner import MAX_INSTANCES, Reasoner, ground
+from .reasoner import MAX_INSTANCES, Reasoner, TooLarge, ground
 
 log = logging.getLogger(__name__)
 
 
 def make_reasoner(desc: Description, kind: str = "auto",
                   max_instances: int = MAX_INSTANCES) -> Reasoner:
-    """``propnet`` (compiled, fast), ``interpreter`` (general), or ``auto``: the propositional
-    network when the grounding fits in ``max_instances``, else the interpreter (reason logged)."""
+    """``propnet`` (compiled, fast; TooLarge if the grounding passes ``max_instances``),
+    ``interpreter`` (general), or ``auto``: the propositional network when the grounding fits
+    in ``max_instances``, else the interpreter (reason logged)."""
     if kind not in ("auto", "propnet", "interpreter"):
         raise ValueError(f"unknown reasoner {kind!r}; known: auto, propnet, interpreter")
     desc = dataclasses.replace(desc, clauses=specialize(desc))
     grounding = ground(desc, max_instances if kind != "interpreter" else 0)
     if kind == "propnet" and grounding.instances is None:
-        raise ValueError(f"cannot build a propositional network: {grounding.reason}")
+        raise TooLarge(f"cannot build a propositional network: {grounding.reason}")
     if grounding.instances is not None and kind != "interpreter":
         return PropNet(desc, grounding)
     if kind == "auto":
         log.warning("GDL reasoner: using the interpreter, %s", grounding.reason)
     return Interpreter(desc, grounding)
+
+
+def build_propnet(rules: str, max_instances: int = MAX_INSTANCES) -> Reasoner:
+    """The propositional network of the KIF text ``rules`` (ValueError if it cannot be built
+    within ``max_instances``): a picklable job for a background process."""
+    return make_reasoner(load_description(rules), "propnet", max_instances)
 
 
 class GgpGame(Game):
@@ -56,18 +63,20 @@ class GgpGame(Game):
     min_utility = 0.0
     max_utility = 100.0
 
-    def __init__(self, rules: str, *, name: str = "ggp", reasoner: str = "auto",
+    def __init__(self, rules: str, *, name: str = "ggp", reasoner: str | Reasoner = "auto",
                  max_instances: int = MAX_INSTANCES, max_game_length: int = 10_000) -> None:
         """Args:
           rules: the KIF text of the description.
           reasoner: ``auto`` (propositional network if it fits, else interpreter),
-            ``propnet`` or ``interpreter``.
+            ``propnet`` or ``interpreter``; or a reasoner already made of these rules (e.g.
+            by :func:`build_propnet` in another process).
           max_instances: the grounding size above which ``auto`` falls back to the interpreter.
           max_game_length: a bound on the joint moves of any game (GDL games are finite but
             do not state their length); a playout passing it is an error.
         """
         self.description = load_description(rules)
-        self.reasoner: Reasoner = make_reasoner(self.description, reasoner, max_instances)
+        self.reasoner: Reasoner = (reasoner if isinstance(reasoner, Reasoner)
+                                   else make_reasoner(self.description, reasoner, max_instances))
         self.name = name
         self.roles = list(self.reasoner.roles)
         self.num_players = len(self.roles)

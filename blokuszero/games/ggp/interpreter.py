@@ -97,7 +97,8 @@ class Interpreter(Reasoner):
         for f in state.facts:  # order-free: XOR of per-fact hashes, stable across processes
             code = self._codes.get(f)
             if code is None:
+                # 63 bits, as the network's keys: search trees keep keys as int64.
                 code = self._codes[f] = int.from_bytes(
-                    hashlib.blake2b(to_kif(f).encode(), digest_size=8).digest(), "little")
+                    hashlib.blake2b(to_kif(f).encode(), digest_size=8).digest(), "little") >> 1
             h ^= code
         return h

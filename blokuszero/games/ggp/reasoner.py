@@ -14,8 +14,9 @@ from .gdl import Clause, Description, _sccs, is_distinct, is_negation, relation
 from .kif import Rule, Term, to_kif
 
 #: Clause derivations (ground instances, counted with repeats) past which the propositional
-#: network is not built and the interpreter is used instead: about 20 s of grounding.
-MAX_INSTANCES = 200_000
+#: network is not built and the interpreter is used instead: about 25 CPU-s of grounding and
+#: compiling on the 2-core machine of BENCHMARKS.md (checkers, 262,113, takes 13 s).
+MAX_INSTANCES = 500_000
 
 _BRIDGE = Rule(("relaxation",), (), 0)
 #: Relaxed reachability: every possible next fact may be true, every possible legal move played.
@@ -24,7 +25,7 @@ BRIDGES = [Clause(("true", "?f"), (("init", "?f"),), _BRIDGE),
            Clause(("does", "?r", "?m"), (("legal", "?r", "?m"),), _BRIDGE)]
 
 
-class TooLarge(Exception):
+class TooLarge(ValueError):
     """Grounding passed its size limit."""
 
 
@@ -61,7 +62,7 @@ def static_facts(desc: Description) -> FactStore:
     """The exact facts of every static relation (role, init, the board geometry ...)."""
     store = FactStore()
     clauses = [c for c in desc.clauses if relation(c.head) in desc.static]
-    Program(clauses, dependency_strata(clauses, desc.static)).run(store)
+    Program(clauses, dependency_strata(clauses, desc.static), adaptive=True).run(store)
     return store
 
 
@@ -90,7 +91,7 @@ def ground(desc: Description, max_instances: int = MAX_INSTANCES) -> Grounding:
 
     # Negations of dynamic relations are not tested: the grounding must cover every state.
     program = Program(clauses, dependency_strata(clauses, dynamic | {"true", "does"}),
-                      skip_negated=dynamic | {"true", "does"})
+                      skip_negated=dynamic | {"true", "does"}, adaptive=True)
     possible = static.overlay(desc.static)
     try:
         program.run(possible, record)
