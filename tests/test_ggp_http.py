@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
-from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
+from blokuszero.engines import ggp_player
+from blokuszero.engines.ggp_player import GgpPlayerEngine, serve, warm_up
 from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.match.ggp_manager import run_matches
 from blokuszero.players.factory import make_player
@@ -233,3 +234,12 @@ def test_search_at_simultaneous_nodes(name):
 def test_uct_beats_random(name):
     first = uct_first_places(sheet_game(name), {"preset": "ggp_uct", "simulations": 300}, games=10)
     assert first >= 8, f"UCT first (ties included) in {first} of 10 games on {name}"
+
+
+def test_the_warm_up_plays_its_game_through_the_engine_and_fails_loudly(monkeypatch):
+    # Both joint moves (a simultaneous one, then one role's) are searched: the kernels a match
+    # needs are compiled before any clock runs.
+    assert warm_up({"preset": "ggp_uct", "simulations": 20}) > 0
+    monkeypatch.setattr(ggp_player, "WARM_UP_RULES", "(role left) (<= (legal left x) (true")
+    with pytest.raises(RuntimeError, match="warm-up match failed"):
+        warm_up()
