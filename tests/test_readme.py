@@ -157,6 +157,9 @@ COMMANDS: dict[str, Run] = {
     "python scripts/daihinmin_match.py --self-follow --games 500 --seed 3000 --log fuji.log --players "
     "'cmd:../ext/fujigokoro/out/client -h {host} -p {port} -n fuji0 -i ../ext/fuji-noparams/ -th 1,default,"
     "default,default,default'": Run(skip=FUJIGOKORO),
+    "python scripts/daihinmin_match.py --self-follow --games 500 --seed 3100 --log table.log --players "
+    "'mc:model/default:3000,cmd:../ext/fujigokoro/out/client -h {host} -p {port} -n fuji1 -i ../ext/fuji-noparams/ "
+    "-th 1,default,default,default'": Run(skip=FUJIGOKORO),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
     "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "
