@@ -117,8 +117,8 @@ def test_our_manager_referees_a_foreign_player(ours, foreign, tmp_path):
     assert len(goals[ours]) == len(goals[foreign]) == 2
     for m in range(2):
         record = json.loads((tmp_path / f"tictactoe.0.{m}.json").read_text())
-        # ggp-base's spelling of moves is read and none is late. (Ours may be late here with a cold
-        # numba cache: the player compiles its search at its first PLAY, see BENCHMARKS.)
+        # ggp-base's spelling of moves is read and none is late. (Ours, served here without the
+        # launch warm-up of `blokuszero-ggp-player`, may be late with a cold numba cache.)
         theirs = record["roles"][record["players"].index(foreign)]
         assert [r for r in record["replaced"] if r["role"] == theirs] == []
         assert all(len(times) == len(record["moves"]) for times in record["answer_seconds"].values())
