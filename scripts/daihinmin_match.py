@@ -34,6 +34,7 @@ from blokuszero.match.uecda_match import MatchSettings
 from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.players.gtp_player import engine_argv
+from blokuszero.processes import stop_process
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
 
 
@@ -138,10 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         if listener is not None:
             listener.close()
         for process in processes.values():
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_process(process, terminate=False)
     points = np.array(result.points, dtype=float)
     if args.points:
         np.save(args.points, points)

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from blokuszero.match.ggp_base import compile_drivers, format_tally, ggp_base_classpath, run_series, tally
+from blokuszero.processes import stop_process
 
 DRIVERS = Path(__file__).resolve().parent / "ggp_base"  # the Java drivers, compiled at each run
 
@@ -34,8 +35,7 @@ def serve_player(classpath: str, port: int) -> None:
     try:
         player.wait()
     finally:
-        player.terminate()
-        player.wait()
+        stop_process(player)
 
 
 def main() -> None:

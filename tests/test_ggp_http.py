@@ -243,3 +243,47 @@ def test_the_warm_up_plays_its_game_through_the_engine_and_fails_loudly(monkeypa
     monkeypatch.setattr(ggp_player, "WARM_UP_RULES", "(role left) (<= (legal left x) (true")
     with pytest.raises(RuntimeError, match="warm-up match failed"):
         warm_up()
+
+
+def test_a_search_past_its_clock_does_not_make_the_later_replies_late(monkeypatch):
+    """A search held up past the clock (numba compiling, say) gets a legal move sent for it;
+    the next play, arriving while it still runs, is answered at once; once it has ended, the
+    searches resume on a fresh tree. A play's clock runs from the request's arrival. (Both
+    roles choose at every step of this game, so every play searches.)"""
+    engine = GgpPlayerEngine({"preset": "ggp_uct"}, margin=0.2, seed=6)
+    rules = (RULES_DIR / "connectfoursimultaneous.kif").read_text()
+    assert engine.handle(format_message(Message("start", "late", "red", rules, 30, 1.5))) == "ready"
+    match = engine.matches["late"]
+    searched = match.player.choose_action
+    calls = []
+
+    def second_search_held(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            time.sleep(3.0)
+        return searched(*args, **kwargs)
+
+    monkeypatch.setattr(match.player, "choose_action", second_search_held)
+    referee = sheet_game("connectfoursimultaneous").new_initial_state()
+    rng = np.random.default_rng(0)
+    moves, took = None, []
+    for play in range(5):  # the first play's search compiles what the others use
+        if play == 3:  # the held search ends before the fourth play
+            match.search.result(10.0)
+        began = time.monotonic()
+        reply = engine.handle(format_message(Message("play", "late", moves=moves)))
+        took.append(time.monotonic() - began)
+        assert engine.matches["late"].state.facts() == referee.facts()
+        joint = [int(rng.choice(referee.legal_actions(p))) for p in range(2)]
+        joint[0] = referee.string_to_action(reply)
+        assert joint[0] in referee.legal_actions(0)
+        referee.apply_joint_action(joint)
+        moves = [referee.action_to_string(a) for a in joint]
+        if play == 2:
+            assert match.stale  # the tree was left to the held search
+    assert took[1] < 1.5 and took[2] < 0.5 and max(took[3:]) < 1.5, took
+    assert not match.stale and len(calls) == 4 and match.player.last_result.simulations > 0
+    # Arrived a second ago: 0.3 s of the clock are left.
+    began = time.monotonic()
+    engine.handle(format_message(Message("play", "late", moves=moves)), received=began - 1.0)
+    assert time.monotonic() - began < 0.5

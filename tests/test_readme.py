@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from blokuszero.processes import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # A few steps of self-play and learning: every training command keeps its own settings otherwise.
@@ -274,15 +276,6 @@ def _ggp_info(port: int, process: subprocess.Popen, seconds: float = 60) -> str:
             time.sleep(0.2)
 
 
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 @pytest.mark.parametrize("command", [pytest.param(c, marks=[pytest.mark.slow] if r.slow else [])
                                      for c, r in COMMANDS.items()])
 def test_readme_command_runs(command, clone):
@@ -308,14 +301,14 @@ def test_readme_command_runs(command, clone):
             try:
                 assert "status available" in _ggp_info(next(iter(ports.values())), process)
             finally:
-                _stop(process)
+                stop_process(process)
             assert "Traceback" not in process.stderr.read()
             return
         done = subprocess.run(argv, cwd=clone, input=run.stdin, capture_output=True, text=True, env=env,
                               timeout=600)
     finally:
         for server in servers:
-            _stop(server)
+            stop_process(server)
     assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     if run.stdin:  # a GTP session: every command answered with success

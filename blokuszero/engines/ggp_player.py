@@ -2,9 +2,12 @@
 
 ``blokuszero-ggp-player --port 9147`` serves on 127.0.0.1 (``--host`` to change). Each match
 compiles its rules at ``start``; each ``play`` applies the previous joint move, then searches
-(UCT with uniform, MAST, NST or learned softmax playouts) in a worker thread for the play clock
-minus a safety margin; if the search has not answered by then, a legal move is sent anyway (the
-most recent search result cannot be late). A role with a single legal move answers at once.
+(UCT with uniform, MAST, NST or learned softmax playouts) in a worker thread until the play
+clock, counted from the request's arrival, less a safety margin; if the search has not answered
+by then, a legal move is sent anyway (the most recent search result cannot be late). A search
+gets only the time left when it starts, and while a search that missed its clock still runs (held
+up by numba's compiler, say) the next plays are answered at once with a legal move, so that one
+late search never makes the later replies late. A role with a single legal move answers at once.
 
 At ``start`` the rules' propositional network is compiled in a process of its own (the
 grounding and numba's compiler would hold this process's interpreter lock from the searches).
@@ -113,6 +116,8 @@ class _Match:
     pending: _Compile | None = None  # the network still compiling (playing on the interpreter)
     history: list[list[str]] = field(default_factory=list)  # joint moves played, in KIF
     plays: int = 0
+    search: concurrent.futures.Future | None = None  # the latest search, maybe still running
+    stale: bool = False  # moves were played while a search ran: the player's tree is behind
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -153,13 +158,17 @@ class GgpPlayerEngine:
         self.lock = threading.Lock()
         self.worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ggp-search")
 
-    def handle(self, text: str) -> str:
-        """The reply to one request."""
+    def handle(self, text: str, received: float | None = None) -> str:
+        """The reply to one request; ``received``: when it arrived (``time.monotonic()``; now if
+        not given), from which its play clock runs."""
+        received = time.monotonic() if received is None else received
         try:
             msg = parse_message(text)
         except ProtocolError as err:
             return _error(str(err))
         try:
+            if msg.command == "play":
+                return self._play(msg, received)
             return getattr(self, "_" + msg.command)(msg)
         except ValueError as err:  # bad rules, moves that are not legal, ...
             return _error(f"{msg.command} {msg.match_id or ''}: {err}")
@@ -180,8 +189,8 @@ class GgpPlayerEngine:
             raise ValueError(f"role {msg.role} is not in the game's roles {roles}")
         budget = max(msg.start_clock - self.margin, 0.0)
         game, pending = self._prepare(msg, budget)
-        # The search stops itself well before the reply is due (its last simulation and the
-        # worker hand-over take time); the reply waits for it until the deadline.
+        # A play's search gets 0.8 of the time left when it starts (_search); this limit is
+        # the player's own, for a search made without one.
         spec = {**self.spec, "time_limit": 0.8 * max(msg.play_clock - self.margin, 0.05),
                 "switch_time_limit": 0.5 * max(budget - (time.monotonic() - began), 0.0)}
         seed = int(self.rng.integers(2**31))
@@ -267,17 +276,24 @@ class GgpPlayerEngine:
         mover = state.current_player()
         state.apply_joint_action(joint)
         match.history.append([state.action_to_string(a) for a in joint])
-        if mover >= 0:
+        if match.search is not None and not match.search.done():
+            match.stale = True  # the searching thread owns the tree: leave it alone
+        elif match.stale:
+            match.player.reset()  # its next search starts a tree at the current state
+            match.stale = False
+        elif mover >= 0:
             match.player.inform(joint[mover], mover)  # keeps the searched subtree
         else:
             match.player.inform_joint(joint)
 
-    def _play(self, msg: Message) -> str:
+    def _play(self, msg: Message, received: float) -> str:
         match = self._match(msg)
         with match.lock:
+            deadline = received + match.play_clock - self.margin
             self._advance(match, msg.moves)
             match.plays += 1
-            self._switch_when_ready(match)
+            if not match.stale:  # a switch replaces the player: not while it searches
+                self._switch_when_ready(match)
             state = match.state
             legal = state.legal_actions(match.role)
             if len(legal) == 0:
@@ -285,11 +301,16 @@ class GgpPlayerEngine:
             fallback = int(self.rng.choice(legal))
             if len(legal) == 1:
                 return state.action_to_string(int(legal[0]))
+            if match.stale:
+                log.warning("match %s: the last search still runs past its clock, playing %s",
+                            msg.match_id, state.action_to_string(fallback))
+                return state.action_to_string(fallback)
             # At a simultaneous-move state the search's root holds every role's moves.
             role = match.role if state.current_player() == SIMULTANEOUS else None
-            future = self.worker.submit(match.player.choose_action, state.clone(), role)
+            future = match.search = self.worker.submit(_search, match.player, state.clone(),
+                                                       role, deadline, fallback)
             try:
-                action = future.result(timeout=max(match.play_clock - self.margin, 0.05))
+                action = future.result(timeout=max(deadline - time.monotonic(), 0.0))
             except concurrent.futures.TimeoutError:
                 log.warning("match %s: search missed the deadline, playing %s", msg.match_id,
                             state.action_to_string(fallback))
@@ -318,14 +339,26 @@ class GgpPlayerEngine:
         return "done"
 
 
+def _search(player, state: GgpState, role: int | None, deadline: float, fallback: int) -> int:
+    """The searched move, within the time left until ``deadline`` (``time.monotonic()``) when
+    the search starts; ``fallback`` if too little is left to search at all."""
+    left = deadline - time.monotonic()
+    if left < 0.05:
+        return fallback
+    # The search stops itself well before the reply is due (its last simulation and the
+    # worker hand-over take time); the reply waits for it until the deadline.
+    return player.choose_action(state, role, time_limit=0.8 * left)
+
+
 def serve(engine: GgpPlayerEngine, port: int, host: str = "127.0.0.1") -> ThreadingHTTPServer:
     """An HTTP server (not yet serving: call ``serve_forever``) answering GGP POSTs."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            received = time.monotonic()
             length = int(self.headers.get("Content-Length") or 0)
             text = self.rfile.read(length).decode("utf-8", errors="replace")
-            reply = engine.handle(text).encode()
+            reply = engine.handle(text, received).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/acl")
             self.send_header("Content-Length", str(len(reply)))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..files import write_atomic
 from ..games.ggp.kif import parse_kif
+from ..processes import stop_process
 from .ggp_manager import post
 from .stats import wilson_interval
 
@@ -133,12 +134,7 @@ def serving(argv: Sequence[str], port: int, what: str, log: Path, cwd: Path | No
             _wait_until_serving(port, process, what)
             yield
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
 
 
 def free_port() -> int:

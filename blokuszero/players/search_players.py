@@ -27,9 +27,11 @@ class MCTSPlayer(Player):
         self.mcts.tree = None
         self.moves_played = 0
 
-    def choose_action(self, state: State, player: int | None = None) -> int:
-        """The move at ``state``; at a simultaneous-move state, ``player``'s (its role's) action."""
-        result = self.last_result = self.mcts.search(state)
+    def choose_action(self, state: State, player: int | None = None,
+                      time_limit: float | None = None) -> int:
+        """The move at ``state``; at a simultaneous-move state, ``player``'s (its role's) action.
+        ``time_limit``: this search's seconds instead of the configured ones (a clock's remainder)."""
+        result = self.last_result = self.mcts.search(state, time_limit=time_limit)
         temperature = move_temperature(self.moves_played, self.temperature_moves)
         return choose_action(result, temperature, self.mcts.rng, player=player)
 

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO
 
+from ..processes import stop_process
 from .lines import BadLine, decode_line, read_lines, write_text
 
 
@@ -190,11 +191,7 @@ class GtpClient:
                 self.send("quit")
             except GtpError:
                 pass
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop_process(self.process, terminate=False)
         for stream in (self.process.stdin, self.process.stdout, self._stderr):
             stream.close()
 

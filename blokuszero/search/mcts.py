@@ -221,15 +221,16 @@ class MCTS:
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
 
     # ----------------------------------------------------------------- public
-    def search(self, state: State, player: int | None = None,
-               simulations: int | None = None) -> SearchResult:
+    def search(self, state: State, player: int | None = None, simulations: int | None = None,
+               time_limit: float | None = None) -> SearchResult:
         """Run the configured number of simulations (or time) from ``state``; ``player``:
-        the searching player (default: the one to move); ``simulations``: this search's
-        budget instead of the configured one."""
+        the searching player (default: the one to move); ``simulations``, ``time_limit``: this
+        search's budgets instead of the configured ones."""
         budget = self.config.simulations if simulations is None else simulations
         self.begin(state, player, budget)
         cfg = self.config
-        deadline = None if cfg.time_limit is None else self.clock() + cfg.time_limit
+        seconds = cfg.time_limit if time_limit is None else time_limit
+        deadline = None if seconds is None else self.clock() + seconds
         done = 0
         parts = compiled_parts(self, state)
         if parts is not None:
