@@ -4,7 +4,6 @@ rules describe, and our reasoners read it as an independent reasoner does."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -74,10 +73,9 @@ class Pentago:
 def sheet_board(state) -> np.ndarray:
     """The 6x6 board of a state of the sheet, from its (cell Q I J M) facts."""
     board = np.full((6, 6), -1, dtype=np.int8)
-    for text in str(state).split("(true ")[1:]:
-        m = re.match(r"\(cell (\d) (\d) (\d) (\w+)\)", text)
-        if m:
-            q, i, j, mark = m.groups()
+    for name, *args in state.facts():
+        if name == "cell":
+            q, i, j, mark = args
             r0, c0 = CORNER[int(q)]
             board[r0 + int(i) - 1, c0 + int(j) - 1] = {"b": 0, "white": WHITE, "black": BLACK}[mark]
     return board
