@@ -8,6 +8,7 @@ import pytest
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.kernels import state_apply
 from blokuszero.games.tictactoe import TicTacToeGame
+from blokuszero.players.factory import make_player
 from blokuszero.search import MCTS, UCB1, MCTSConfig, ProgressiveHistory, RolloutEvaluator
 from blokuszero.search.compiled import compiled_parts
 from blokuszero.search.mcts import MCTS as MCTSClass
@@ -112,3 +113,24 @@ def test_time_budget_in_the_compiled_loop():
 def test_the_interface_is_for_compiled_code_only():
     with pytest.raises(NotImplementedError, match="numba.extending.overload"):
         state_apply(None, None, 0)
+
+
+@pytest.mark.parametrize("q_init", ["parent", 0.0])
+def test_compiled_loop_with_network_priors_at_expansion(q_init, monkeypatch):
+    # AlphaGo's expansion threshold: PUCT over a network's priors, one playout per leaf. The
+    # kernel stops at each node to expand and the network's priors go in from Python.
+    spec = {"kind": "alphazero", "model": "b2c32conv", "gumbel": False, "q_init": q_init,
+            "leaf_playouts": True, "expand_threshold": 3, "simulations": 120}
+    python = make_player(BlokusGame(), {**spec, "compiled": False}, seed=4).mcts
+    compiled = make_player(BlokusGame(), spec, seed=4).mcts
+    state = opening()
+    python.search(state.clone())
+    with monkeypatch.context() as m:
+        m.setattr(MCTSClass, "select_leaf", lambda *a: pytest.fail("Python loop used"))
+        compiled.search(state.clone())
+    assert_same_tree(python, compiled)
+    expanded = compiled.tree.first_child[:compiled.tree.size] >= 0
+    assert compiled.evaluator.expansions == python.evaluator.expansions == expanded.sum() > 5
+    # The priors are the network's, not uniform: they differ between a node's children.
+    first, count = compiled.tree.first_child[0], compiled.tree.num_children[0]
+    assert np.ptp(compiled.tree.prior[first:first + count]) > 1e-4

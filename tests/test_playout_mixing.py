@@ -16,7 +16,7 @@ from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
 from blokuszero.players.factory import make_player, player_settings
-from blokuszero.search import MCTS, PlayoutMixing, RolloutEvaluator
+from blokuszero.search import MCTS, PlayoutMixing, PlayoutPriors, RolloutEvaluator
 from blokuszero.search.alphazero import network_search
 from blokuszero.search.evaluators import Evaluation, Evaluator
 
@@ -177,6 +177,10 @@ def test_mixing_is_reproducible_with_a_seed():
     ({"preset": "alphazero", "mix_playouts": 0}, "^mix_playouts must be >= 1, not 0$"),
     ({"preset": "alphazero", "mix_epsilon": 1.5}, "^mix_epsilon must be <= 1, not 1.5$"),
     ({"preset": "mcts_maxn", "mix_lambda": 0.5}, r"unknown option\(s\) \['mix_lambda'\]"),
+    ({"preset": "alphazero", "leaf_playouts": True, "mix_lambda": 0.5},
+     "^leaf_playouts values each leaf by one playout alone"),
+    ({"preset": "alphazero", "leaf_playouts": True, "mix_playouts": 4}, "^leaf_playouts values"),
+    ({"preset": "alphazero", "leaf_playouts": "yes"}, "^leaf_playouts"),
 ])
 def test_bad_mixing_settings(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -188,3 +192,5 @@ def test_the_evaluator_checks_its_settings():
         PlayoutMixing(ConstantEvaluator(2, 0.0), 2.0)
     with pytest.raises(ValueError, match="mix_playouts must be >= 1"):
         PlayoutMixing(ConstantEvaluator(2, 0.0), 0.5, 0)
+    with pytest.raises(ValueError, match="RolloutEvaluator gives no priors to expand nodes with"):
+        PlayoutPriors(RolloutEvaluator())

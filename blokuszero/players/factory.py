@@ -27,7 +27,7 @@ from ..games.registry import encoder_name, make_encoder
 from ..search.alphazero import network_search
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
-from ..search.evaluators import PlayoutMixing, RolloutEvaluator
+from ..search.evaluators import PlayoutMixing, PlayoutPriors, RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
@@ -103,9 +103,13 @@ _OPTIONS = {
     # mix_lambda (0, when not given: the network's value alone, no playouts run); mix_playout,
     # mix_epsilon: those playouts' policy, as the mcts kind's playout and epsilon (default
     # uniform, no knowledge; a game's own policy, such as Blokus's largest_piece, is hand-made).
+    # leaf_playouts: AlphaGo's expansion threshold instead (search.evaluators.PlayoutPriors):
+    # every leaf valued by one playout (mix_playout, mix_epsilon) and the network asked only for
+    # the priors of a node the search expands, after expand_threshold visits.
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
                                  "q_init", "device", "temperature_moves", "cache_size",
-                                 "mix_lambda", "mix_playouts", "mix_playout", "mix_epsilon"},
+                                 "mix_lambda", "mix_playouts", "mix_playout", "mix_epsilon",
+                                 "leaf_playouts"},
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
@@ -161,6 +165,7 @@ class PlayerOptions(Settings):
     mix_playouts: int = setting(low=1)
     mix_playout: str = setting()
     mix_epsilon: float = setting(low=0, high=1)
+    leaf_playouts: bool = setting()
     tau: float = setting(above=0)
     policy_file: str | None = setting()
     policy: SoftmaxPolicy | None = setting()
@@ -224,6 +229,10 @@ def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     elif kind == "daihinmin_mc" and merged.get("playout", "random") not in DAIHINMIN_PLAYOUTS:
         raise SettingError("playout", f"must be one of {list(DAIHINMIN_PLAYOUTS)}, "
                            f"not {merged['playout']!r}")
+    elif kind == "alphazero" and merged.get("leaf_playouts") and (
+            merged.get("mix_lambda", 0.0) > 0 or "mix_playouts" in merged):
+        raise SettingError("leaf_playouts", "values each leaf by one playout alone: it takes "
+                           "no mix_lambda or mix_playouts")
     elif kind == "depth_first":
         DepthFirstConfig(**{k: v for k, v in merged.items() if k in _DEPTH_FIRST_FIELDS})
     return {"kind": kind, **merged}
@@ -275,7 +284,10 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
                                  cache_size=s.get("cache_size", 0))
     search_rng = rng.spawn(1)[0]
-    if s.get("mix_lambda", 0.0) > 0:  # the playouts draw from the search's generator
+    if s.get("leaf_playouts", False):  # the playouts draw from the search's generator
+        evaluator = PlayoutPriors(evaluator, search_rng, s.get("mix_playout", "uniform"),
+                                  s.get("mix_epsilon", 0.0))
+    elif s.get("mix_lambda", 0.0) > 0:
         evaluator = PlayoutMixing(evaluator, s["mix_lambda"], s.get("mix_playouts", 1),
                                   (game.min_utility, game.max_utility), search_rng,
                                   s.get("mix_playout", "uniform"), s.get("mix_epsilon", 0.0))

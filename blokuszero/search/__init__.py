@@ -2,7 +2,7 @@
 evaluators and enhancements, root policies around it, and depth-first multi-player searches."""
 
 from .enhancements import Enhancement, HistoryTable, Simulation
-from .evaluators import Evaluation, Evaluator, PlayoutMixing, RolloutEvaluator, UniformEvaluator
+from .evaluators import Evaluation, Evaluator, PlayoutMixing, PlayoutPriors, RolloutEvaluator, UniformEvaluator
 from .mcts import MCTS, MCTSConfig, SearchResult
 from .policies import GumbelRoot, RootNoise, choose_action, move_temperature, policy_target
 from .rave import RAVE, AmafStatistics
@@ -15,4 +15,4 @@ __all__ = ["MCTS", "MCTSConfig", "SearchResult", "choose_action", "move_temperat
            "SelectionRule", "UCB1", "UCB1Tuned", "ProgressiveHistory", "PUCT", "RAVE",
            "Enhancement", "Simulation", "HistoryTable", "AmafStatistics", "RootNoise",
            "GumbelRoot", "GumbelInterior", "policy_target",
-           "Evaluator", "Evaluation", "RolloutEvaluator", "UniformEvaluator", "PlayoutMixing"]
+           "Evaluator", "Evaluation", "RolloutEvaluator", "UniformEvaluator", "PlayoutMixing", "PlayoutPriors"]

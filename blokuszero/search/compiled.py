@@ -3,17 +3,19 @@ simulation.
 
 :class:`~.mcts.MCTS` hands its simulations to :func:`run_simulations` when the search is one this
 kernel computes exactly as the Python loop does (:func:`compiled_parts`): a MaxN tree, UCB1 or
-UCB1 with Progressive History (Nijssen & Winands), the game's own numba playouts
-(:class:`~.evaluators.RolloutEvaluator`), perfect information, no root noise, no virtual loss, no
+UCB1 with Progressive History (Nijssen & Winands) or PUCT, the game's own numba playouts
+(:class:`~.evaluators.RolloutEvaluator`, or :class:`~.evaluators.PlayoutPriors` with a network's
+priors for the nodes it expands), perfect information, no root noise, no virtual loss, no
 further enhancements, and a game that implements the numba-level interface
 (:mod:`blokuszero.games.kernels`). The kernel grows the same tree rows in the same order, makes
 the same changes to the position and draws from numba's generator in the same order, so a seeded
 search gives the same tree either way (``tests/test_compiled_search.py`` checks it move by move).
 
 The tree and the history table are the :class:`~.tree.Tree`'s and the rule's own arrays,
-changed in place; when an expansion needs more rows than the tree has, the kernel stops before
-that simulation changes anything and says how many it needs, and the caller grows the tree and
-calls again.
+changed in place; when an expansion needs more rows than the tree has, or priors from the
+evaluator, the kernel stops before that simulation changes anything and says so; the caller grows
+the tree or expands the node with the evaluator's priors, and calls again (the simulation then
+takes the same path, as nothing on it changed).
 
 numba caches the kernel with the game's kernels compiled into it; the cache directory is keyed on
 the whole package's sources (:mod:`blokuszero.numba_cache`), so a changed game kernel is compiled in.
@@ -28,20 +30,23 @@ from ..games import kernels as K
 from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
-from .evaluators import RolloutEvaluator
-from .selection import UCB1, ProgressiveHistory, progressive_history_select, ucb1_select
+from .evaluators import PlayoutPriors, RolloutEvaluator
+from .selection import PUCT, UCB1, ProgressiveHistory, progressive_history_select, puct_select, ucb1_select
 from .shapes import MaxN, TreeShape
-from .tree import NOT_EXPANDED, UNKNOWN_PLAYER, Tree
+from .tree import NOT_EXPANDED, ROOT, UNKNOWN_PLAYER, Tree
 
 #: Simulations per kernel call under a time budget (the clock is read between calls).
 TIMED_CHUNK = 16
+#: The selection rules the kernel computes.
+UCB1_RULE, PROGRESSIVE_HISTORY, PUCT_RULE = 0, 1, 2
 
 
 @nb.njit(cache=True)
 def run_simulations(root, scratch, tables, policy, epsilon, parent, action, mover, prior, visits,
                     value_sum, first_child, num_children, to_move, key, avail, size,
-                    hist_sum, hist_count, use_history, tie_seed, c, w, lo, hi, u_lo, u_hi,
-                    expand_threshold, simulations, num_actions, max_length):
+                    hist_sum, hist_count, rule, tie_seed, c, w, c_base, c_init, q_init,
+                    q_from_parent, lo, hi, u_lo, u_hi, expand_threshold, ask_priors, expanded, simulations,
+                    num_actions, max_length):
     """Run up to ``simulations`` MaxN simulations from ``root`` (a game state, unchanged).
 
     Args:
@@ -49,15 +54,23 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
       policy, epsilon: the game's playout policy code and its epsilon.
       parent .. avail: the tree's row arrays (:class:`~.tree.Tree`), changed in place.
       size: the tree's rows in use.
-      hist_sum, hist_count: Progressive History's table [P, A] (used when ``use_history``).
-      tie_seed: the tree's tie-break seed; c, w: UCB1's C and Progressive History's W.
+      hist_sum, hist_count: Progressive History's table [P, A] (used by its rule).
+      rule: the selection rule, UCB1 (C = ``c``), PROGRESSIVE_HISTORY (also W = ``w``) or PUCT
+        (``c_base``, ``c_init``, ``q_init``, ``q_from_parent``, as :func:`puct_scores`).
+      tie_seed: the tree's tie-break seed.
       lo, hi: the value scale; u_lo, u_hi: the game's utility range.
       expand_threshold: visits before a leaf is expanded.
+      ask_priors: stop at a node to expand and return it, for the caller to expand with priors.
+      expanded: [1 + D] the count, then the nodes the caller expanded for the simulation under
+        way; the kernel lists their moves again on its way through, as the Python loop lists
+        them in the simulation's position (Blokus keeps its move lists in the position, so the
+        playout depends on it), and empties the list when the simulation ends.
       num_actions, max_length: the game's action space and longest game (buffer sizes).
 
     Returns:
-      (simulations done, rows in use, rows needed): the last is 0 unless the kernel stopped
-      early because an expansion needs more rows than the arrays hold.
+      (simulations done, rows in use, rows needed, node to expand): the last two are 0 and -1
+      unless the kernel stopped before a simulation changed anything, because an expansion needs
+      more rows than the arrays hold or (``ask_priors``) the caller's priors.
     """
     num_players = value_sum.shape[1]
     capacity = parent.shape[0]
@@ -77,12 +90,17 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
             p = to_move[node]
             if p == TERMINAL:
                 break
+            for i in range(expanded[0]):
+                if expanded[1 + i] == node:
+                    K.state_search_actions(scratch, tables, legal)
             if first_child[node] == NOT_EXPANDED:
                 if visits[node] < expand_threshold:
                     break
+                if ask_priors:
+                    return done, size, 0, node
                 n = K.state_search_actions(scratch, tables, legal)
                 if size + n > capacity:
-                    return done, size, size + n
+                    return done, size, size + n, -1
                 share = np.float32(1.0 / max(n, 1))
                 for i in range(size, size + n):
                     parent[i] = node
@@ -101,10 +119,15 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
                 size += n
             if num_children[node] == 0:
                 raise ValueError("a non-terminal position without moves to search")
-            if use_history:
+            if rule == PROGRESSIVE_HISTORY:
                 child = first_child[node] + progressive_history_select(
                     tie_seed, node, visits[node], first_child[node], num_children[node], visits,
                     value_sum, mover, action, visits[node], c, w, hist_sum, hist_count, lo, hi,
+                    avail, False)
+            elif rule == PUCT_RULE:
+                child = first_child[node] + puct_select(
+                    tie_seed, node, visits[node], node, first_child[node], num_children[node],
+                    visits, value_sum, mover, prior, c_base, c_init, q_init, q_from_parent,
                     avail, False)
             else:
                 child = first_child[node] + ucb1_select(
@@ -129,7 +152,7 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
             visits[n] += 1
             for q in range(num_players):
                 value_sum[n, q] += value[q]
-        if use_history:  # tree moves first, then the playout's, as HistoryTable.on_backup
+        if rule == PROGRESSIVE_HISTORY:  # tree moves first, then the playout's, as HistoryTable.on_backup
             for i in range(1, depth + 1):
                 n = path[i]
                 q = mover[n]
@@ -139,50 +162,79 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
                 q = players[i]
                 hist_sum[q, actions[i]] += value[q]
                 hist_count[q, actions[i]] += 1
+        expanded[0] = 0
         done += 1
-    return done, size, 0
+    return done, size, 0, -1
 
 
 def compiled_parts(mcts, state: State) -> tuple | None:
-    """``(use_history, c, w, hist_sum, hist_count, policy code)`` when ``mcts``'s next search at
-    ``state`` can run in :func:`run_simulations` and compute what the Python loop computes;
-    None otherwise."""
+    """The kernel's settings for ``mcts``'s next search at ``state`` (what :func:`simulate`
+    passes on) when that search can run in :func:`run_simulations` and compute what the Python
+    loop computes; None otherwise."""
     cfg, rule, evaluator = mcts.config, mcts.rule, mcts.evaluator
     if (not cfg.compiled or cfg.determinized or cfg.virtual_loss or cfg.dirichlet_epsilon > 0
-            or mcts.root_policy is not None
-            or type(mcts.shape) not in (MaxN, TreeShape) or type(evaluator) is not RolloutEvaluator
-            or type(rule) not in (UCB1, ProgressiveHistory) or mcts.enhancements != rule.enhancements
-            or not implements(state, HasNumbaKernels)):
+            or mcts.root_policy is not None or type(mcts.shape) not in (MaxN, TreeShape)
+            or type(evaluator) not in (RolloutEvaluator, PlayoutPriors)
+            or type(rule) not in (UCB1, ProgressiveHistory, PUCT)
+            or mcts.enhancements != rule.enhancements or not implements(state, HasNumbaKernels)):
         return None
     tree: Tree = mcts.tree
     if tree.joint or tree.extra or tree.track_availability:
         return None
     policy = state.playout_code(evaluator.policy)
+    ask = type(evaluator) is PlayoutPriors
+    hist_sum, hist_count = history_arrays(1, 1)  # unused, of the same array type: one kernel
+    if type(rule) is PUCT:
+        from_parent = rule.q_init == "parent"
+        return (PUCT_RULE, 0.0, 0.0, float(rule.c_base), float(rule.c_init),
+                0.0 if from_parent else float(rule.q_init), from_parent, hist_sum, hist_count,
+                policy, ask)
     if type(rule) is ProgressiveHistory:
-        h = rule.history
-        return True, float(rule.c), float(rule.w), h.hist_sum, h.hist_count, policy
-    empty = history_arrays(1, 1)  # unused, of the same array type: one compiled kernel
-    return False, float(rule.c), 0.0, *empty, policy
+        hist_sum, hist_count = rule.history.hist_sum, rule.history.hist_count
+    code = PROGRESSIVE_HISTORY if type(rule) is ProgressiveHistory else UCB1_RULE
+    return (code, float(rule.c), float(getattr(rule, "w", 0.0)), 0.0, 0.0, 0.0, False, hist_sum,
+            hist_count, policy, ask)
 
 
 def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State) -> int:
     """Run ``simulations`` simulations of ``mcts``'s search (begun at ``state``) in the kernel,
-    growing the tree as it asks; ``scratch``: a position to simulate in. Returns how many ran."""
-    use_history, c, w, hist_sum, hist_count, policy = parts
+    growing the tree and expanding nodes with the evaluator's priors as it asks; ``scratch``: a
+    position to simulate in. Returns how many ran."""
+    rule, c, w, c_base, c_init, q_init, from_parent, hist_sum, hist_count, policy, ask = parts
     tree = mcts.tree
     root, tables = state.numba_state()
     work, _ = scratch.numba_state()
     lo, hi = tree.value_bounds
     u_lo, u_hi = mcts.utility
+    expanded = np.zeros(mcts.game.max_game_length + 2, np.int64)
     total = 0
     while total < simulations:
-        done, tree.size, need = run_simulations(
+        done, tree.size, need, node = run_simulations(
             root, work, tables, policy, float(mcts.evaluator.epsilon), tree.parent, tree.action,
             tree.mover, tree.prior, tree.visits, tree.value_sum, tree.first_child,
             tree.num_children, tree.to_move, tree.key, tree.avail, tree.size, hist_sum, hist_count,
-            use_history, tree.tie_seed, c, w, lo, hi, u_lo, u_hi, mcts.config.expand_threshold,
-            simulations - total, mcts.game.num_actions, mcts.game.max_game_length)
+            rule, tree.tie_seed, c, w, c_base, c_init, q_init, from_parent, lo, hi, u_lo, u_hi,
+            mcts.config.expand_threshold, ask, expanded, simulations - total, mcts.game.num_actions,
+            mcts.game.max_game_length)
         total += done
         if need:
             tree.reserve(need)
+        if node >= 0:
+            at = position(state, tree, node)
+            mcts.expand(node, at, mcts.expansion(at))
+            expanded[0] += 1
+            expanded[expanded[0]] = node
     return total
+
+
+def position(root: State, tree: Tree, node: int) -> State:
+    """The position at tree row ``node`` below ``root``: a copy of the root with the moves on
+    the way played."""
+    moves = []
+    while node != ROOT:
+        moves.append(int(tree.action[node]))
+        node = int(tree.parent[node])
+    state = root.clone()
+    for move in reversed(moves):
+        state.apply_action(move)
+    return state

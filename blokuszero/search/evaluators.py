@@ -42,6 +42,12 @@ class Evaluator(abc.ABC):
     def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
         """Evaluate each state (they may be changed in place: callers pass copies)."""
 
+    def expansion(self, state: State) -> Evaluation | None:
+        """The priors of a node the search expands without evaluating it (an evaluator without
+        priors: the search expands on the way down and evaluates a leaf below); None: uniform.
+        ``state`` may be changed in place: callers pass a copy."""
+        return None
+
     def terminal_value(self, returns: np.ndarray,
                        utility: tuple[float, float] = (-1.0, 1.0)) -> np.ndarray:
         """The game's returns, in [min_utility, max_utility] = ``utility``, on this
@@ -169,3 +175,35 @@ class PlayoutMixing(Evaluator):
             mixed = (1.0 - self.mix_lambda) * value + self.mix_lambda * self.playout_value(state)
             out.append(dataclasses.replace(evaluation, value=mixed, utility=False))
         return out
+
+
+class PlayoutPriors(Evaluator):
+    """AlphaGo's expansion threshold (Silver et al. 2016, n_thr): every leaf is valued by a
+    playout alone, and ``inner`` (a network) is asked only for the priors of a node the search
+    expands, which it does once the node has ``expand_threshold`` visits. A network call then
+    serves that many playouts, so the search runs near the playouts' rate while the network's
+    policy steers it.
+
+    Values are the playouts' returns, which the search maps onto ``inner.value_bounds`` (the
+    frame its selection rule was tuned in); the network's value is not used. ``policy``,
+    ``epsilon`` and ``rng``: the playouts, as :class:`RolloutEvaluator` takes them.
+    """
+
+    provides_priors = False
+
+    def __init__(self, inner: Evaluator, rng: np.random.Generator | None = None,
+                 policy: str = "uniform", epsilon: float = 0.0) -> None:
+        if not inner.provides_priors:
+            raise ValueError(f"{type(inner).__name__} gives no priors to expand nodes with")
+        self.inner = inner
+        self.rollouts = RolloutEvaluator(policy, epsilon, rng)
+        self.policy, self.epsilon = policy, epsilon
+        self.value_bounds = inner.value_bounds
+        self.expansions = 0  # counter: network calls so far
+
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        return self.rollouts.evaluate(states)
+
+    def expansion(self, state: State) -> Evaluation:
+        self.expansions += 1
+        return self.inner.evaluate([state])[0]

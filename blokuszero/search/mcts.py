@@ -219,6 +219,8 @@ class MCTS:
         self.tree: Tree | None = None
         self.root_player = 0
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
+        # An evaluator that gives priors to nodes expanded on the way down (PlayoutPriors).
+        self._expansion_priors = type(evaluator).expansion is not Evaluator.expansion
 
     # ----------------------------------------------------------------- public
     def search(self, state: State, player: int | None = None, simulations: int | None = None,
@@ -303,7 +305,7 @@ class MCTS:
             for e in self._reach_hooks:
                 e.on_reach(self.tree, ROOT, state)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
-            self._expand(ROOT, state, None)  # rollouts need no evaluation to expand
+            self.expand(ROOT, state, self.expansion(state))  # rollouts need no evaluation
 
     def select_leaf(self, root_state: State) -> Leaf:
         """Descend from the root to a node to evaluate (expanding on the way as rollouts do).
@@ -336,7 +338,7 @@ class MCTS:
                     if tree.real_visits(node) < cfg.expand_threshold:
                         to_evaluate, value, expand = state, None, False
                         break
-                    self._expand(node, state, None)
+                    self.expand(node, state, self.expansion(state))
                 mask = self._available(node, state) if hidden else None
                 if to_move == SIMULTANEOUS:
                     node = self._select_joint(node, state, path, mask)
@@ -365,7 +367,7 @@ class MCTS:
         if leaf.value is not None:
             evaluation = Evaluation(leaf.value)
         elif leaf.expand and not tree.is_expanded(int(path[-1])):  # another leaf may have expanded it
-            self._expand(int(path[-1]), leaf.state, evaluation)
+            self.expand(int(path[-1]), leaf.state, evaluation)
         value = evaluation.value
         if evaluation.utility:
             value = self.evaluator.terminal_value(value, self.utility)
@@ -423,6 +425,16 @@ class MCTS:
             root_value=tree.value_sum[ROOT] / max(tree.visits[ROOT], 1),
             simulations=simulations, tree_size=tree.size, policy=policy, action=action)
 
+    def expansion(self, state: State) -> Evaluation | None:
+        """The evaluator's priors for expanding a node at ``state`` on the way down (None:
+        uniform); the state is left as it was."""
+        if not self._expansion_priors:
+            return None
+        start = time.perf_counter()
+        evaluation = self.evaluator.expansion(state.clone())
+        self.eval_seconds += time.perf_counter() - start
+        return evaluation
+
     # ---------------------------------------------------------------- helpers
     def _keep(self, child: int) -> None:
         if child < 0 or not (self.tree.is_expanded(child) or child in self.tree.joint):
@@ -452,7 +464,8 @@ class MCTS:
         total = mapped.sum()
         return mapped / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
 
-    def _expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:
+    def expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:
+        """Give ``node`` (at ``state``) its children, with ``evaluation``'s priors (None: uniform)."""
         actions, movers = self.shape.children(state, self.root_player, self.game.num_players)
         self.tree.expand(node, actions, movers, self._prior(state, actions, movers, evaluation))
         for e in self.enhancements:
