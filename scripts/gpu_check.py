@@ -80,7 +80,7 @@ FULL = Sizes(
 DRY = Sizes(
     model="b10c128", batches=(2, 4, 8), nn_seconds=0.1, nn_warmup=1, nn_games=4,
     sp_model="b2c32conv", sp_actors=(1, 2, 4), sp_games=2, sp_leaves_per_tree=1, sp_simulations=4,
-    sp_seconds=0.5, sp_warmup=0.2, sp_threads=1, train_minutes=1.0,
+    sp_seconds=0.5, sp_warmup=0.2, sp_threads=1, train_minutes=3.0,
     train_overrides=(
         "hardware=gpu8", "model=b2c32conv", "hardware.actor_device=cpu", "hardware.learner_device=cpu",
         "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.learner_gpus=0", "hardware.actors=1",
