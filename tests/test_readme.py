@@ -78,6 +78,11 @@ COMMANDS: dict[str, Run] = {
     "virtual_loss: true, mix_lambda: 0.5, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
     "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_mix05_b8_800":
         Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={kind: "
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, gumbel: false, leaf_playouts: true, "
+    "expand_threshold: 16, simulations: 0, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_priors16":
+        Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
     # It draws the matches above (no other matches are stored yet at this point of README).
     "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
         Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
