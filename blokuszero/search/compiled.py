@@ -33,7 +33,7 @@ from .enhancements import history_arrays
 from .evaluators import PlayoutPriors, RolloutEvaluator
 from .selection import PUCT, UCB1, ProgressiveHistory, progressive_history_select, puct_select, ucb1_select
 from .shapes import MaxN, TreeShape
-from .tree import NOT_EXPANDED, ROOT, UNKNOWN_PLAYER, Tree
+from .tree import NOT_EXPANDED, UNKNOWN_PLAYER, Tree
 
 #: Simulations per kernel call under a time budget (the clock is read between calls).
 TIMED_CHUNK = 16
@@ -230,11 +230,7 @@ def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State)
 def position(root: State, tree: Tree, node: int) -> State:
     """The position at tree row ``node`` below ``root``: a copy of the root with the moves on
     the way played."""
-    moves = []
-    while node != ROOT:
-        moves.append(int(tree.action[node]))
-        node = int(tree.parent[node])
     state = root.clone()
-    for move in reversed(moves):
-        state.apply_action(move)
+    for row in reversed(tree.ancestors(node)[:-1]):  # the root's own row plays no move
+        state.apply_action(int(tree.action[row]))
     return state

@@ -177,32 +177,26 @@ class PlayoutMixing(Evaluator):
         return out
 
 
-class PlayoutPriors(Evaluator):
+class PlayoutPriors(RolloutEvaluator):
     """AlphaGo's expansion threshold (Silver et al. 2016, n_thr): every leaf is valued by a
     playout alone, and ``inner`` (a network) is asked only for the priors of a node the search
     expands, which it does once the node has ``expand_threshold`` visits. A network call then
     serves that many playouts, so the search runs near the playouts' rate while the network's
     policy steers it.
 
-    Values are the playouts' returns, which the search maps onto ``inner.value_bounds`` (the
-    frame its selection rule was tuned in); the network's value is not used. ``policy``,
-    ``epsilon`` and ``rng``: the playouts, as :class:`RolloutEvaluator` takes them.
+    The playouts are :class:`RolloutEvaluator`'s (``policy``, ``epsilon``, ``rng``); their
+    returns are mapped onto ``inner.value_bounds`` (the frame its selection rule was tuned in);
+    the network's value is not used.
     """
-
-    provides_priors = False
 
     def __init__(self, inner: Evaluator, rng: np.random.Generator | None = None,
                  policy: str = "uniform", epsilon: float = 0.0) -> None:
         if not inner.provides_priors:
             raise ValueError(f"{type(inner).__name__} gives no priors to expand nodes with")
+        super().__init__(policy, epsilon, rng)
         self.inner = inner
-        self.rollouts = RolloutEvaluator(policy, epsilon, rng)
-        self.policy, self.epsilon = policy, epsilon
         self.value_bounds = inner.value_bounds
         self.expansions = 0  # counter: network calls so far
-
-    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
-        return self.rollouts.evaluate(states)
 
     def expansion(self, state: State) -> Evaluation:
         self.expansions += 1

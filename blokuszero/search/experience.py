@@ -24,20 +24,13 @@ BOARD_KEY = "board_key"  # per tree row: the key of the node's board (uint64)
 BOARD_SEEN = "board_seen"  # per tree row: 1 once the node's board is known
 
 
-def _depth_and_ancestors(parent: np.ndarray, node: int) -> list[int]:
-    chain = [node]
-    while parent[chain[-1]] >= 0:
-        chain.append(int(parent[chain[-1]]))
-    return chain  # node, its parent, ..., the root
-
-
 def tree_distance(tree: Tree, node: int, origin: np.ndarray) -> int:
     """Edges in the tree between ``node`` and a board of ``origin`` (row, moves past it in
     the playout, the playout's first action): a playout board hangs below the row it left the
     tree from, through the row's child along the playout's first move when that child is on
     ``node``'s path."""
     row, extra, first = int(origin[1]), int(origin[2]), int(origin[3])
-    up = _depth_and_ancestors(tree.parent, node)
+    up = tree.ancestors(node)
     where = {n: i for i, n in enumerate(up)}
     steps, n = 0, row
     while n not in where:

@@ -169,6 +169,13 @@ class Tree:
     def is_expanded(self, node: int) -> bool:
         return self.first_child[node] != NOT_EXPANDED
 
+    def ancestors(self, node: int) -> list[int]:
+        """``node``, its parent, ..., the root."""
+        chain = [node]
+        while self.parent[chain[-1]] >= 0:
+            chain.append(int(self.parent[chain[-1]]))
+        return chain
+
     def children(self, node: int) -> np.ndarray:
         """Indices of ``node``'s children (empty if not expanded)."""
         if not self.is_expanded(node):
