@@ -120,7 +120,8 @@ def network_section(sizes: Sizes, device: torch.device) -> list[dict]:
     for precision in ("fp32", "fp16"):
         half = precision == "fp16"
         for batch in sizes.batches:
-            r = bench_nn.measure(sizes.model, batch, states, sizes.nn_seconds, device, half, sizes.nn_warmup)
+            [r] = bench_nn.measure(sizes.model, [batch], states, sizes.nn_seconds, device, half, ["torch"], 1,
+                                   sizes.nn_warmup)
             rows.append({"model": sizes.model, "batch": batch, "precision": precision,
                          "half_effective": half and device.type == "cuda",  # CPU: fp16 runs as fp32
                          "forward_per_s": r["forward_per_s"], "evaluate_per_s": r["evaluate_per_s"]})

@@ -114,7 +114,9 @@ def test_conv_head_reads_points_from_the_plane_and_the_pass_from_the_globals():
 class FixedNet(nn.Module):
     """Zero logits and the mover's-frame values (0.3, -0.2) for every position."""
 
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    action_cells = np.arange(82)
+
+    def cells(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return torch.zeros(len(planes), 82), torch.tensor([0.3, -0.2]).expand(len(planes), 2)
 
 

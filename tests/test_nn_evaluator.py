@@ -40,7 +40,9 @@ def positions(pentobi_games) -> list[BlokusState]:
 class FixedNet(nn.Module):
     """Zero logits and the mover's-frame values (0.1, 0.2, 0.3, 0.4) for every position."""
 
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    action_cells = np.arange(30433)
+
+    def cells(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         values = torch.tensor([0.1, 0.2, 0.3, 0.4]).expand(len(planes), 4)
         return torch.zeros(len(planes), 30433), values
 

@@ -1,14 +1,16 @@
-"""Benchmark the network: evaluations per second by model size and batch size (SPEC §3).
+"""Benchmark the network: milliseconds per call by model size, batch size and backend (SPEC §3).
 
-Two figures per (model, batch): ``forward``, the model alone on input planes encoded
-beforehand, and ``evaluate``, :meth:`NetworkEvaluator.evaluate` on real positions (replayed
-from the Pentobi reference games), which adds encoding, legal-move generation, the gather of
-the legal logits and the copy back. ``--variants`` instead times the forward pass of the same
-weights run eagerly, in channels-last memory format and through ``torch.compile``, alternating in
-``--rounds``. Usage::
+Two figures per (model, backend, batch), one thread by default: ``forward``, the network alone on
+input planes encoded beforehand, and ``evaluate``, :meth:`NetworkEvaluator.evaluate` on real
+positions (replayed from the Pentobi reference games), which adds encoding, legal-move
+generation and the priors over the legal moves; at batch 1 that is one expansion of a search.
+The backends (:mod:`blokuszero.nn.backends`) alternate in ``--rounds``, and each one's outputs are
+compared with the first's. ``--variants`` instead times torch's forward pass of the same weights
+run eagerly, in channels-last memory format and through ``torch.compile``. Usage::
 
-    python -m blokuszero.bench nn [--models b10c128,b2c32,b2c32conv] [--batches 1,64,256]
-        [--seconds 3] [--warmup 1] [--device cpu|cuda] [--half] [--games 200] [--json out.json]
+    python -m blokuszero.bench nn [--models b2c32conv,b4c64conv] [--batches 1,8,64]
+        [--backends torch,onnxruntime] [--rounds 3] [--seconds 3] [--threads 1] [--warmup 1]
+        [--device cpu|cuda] [--half] [--games 200] [--json out.json]
     python -m blokuszero.bench nn --models b2c32conv --batches 64,256 --variants eager,channels_last,compile
 """
 
@@ -25,6 +27,7 @@ import torch
 from ..games.blokus import BlokusState
 from ..games.blokus.encoder import BlokusEncoder, encode_batch
 from ..nn import NetworkEvaluator, build_model
+from ..nn.backends import BACKENDS, BackendError
 from .harness import every_position, finish, load, parser
 
 
@@ -53,27 +56,53 @@ def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.
     return calls * batch / (time.perf_counter() - start)
 
 
-def measure(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
-            half: bool, warmup: int = 1) -> dict:
+def latency(step: Callable[[int], None], seconds: float, device: torch.device, warmup: int = 1) -> float:
+    """CPU milliseconds of this process per call of ``step(i)`` (on CUDA: wall milliseconds, each
+    call finished), over about ``seconds`` after ``warmup`` calls."""
+    clock = time.perf_counter if device.type == "cuda" else time.process_time
+    for _ in range(warmup):
+        step(0)
+    calls, start = 0, clock()
+    while calls == 0 or clock() - start < seconds:
+        step(calls + 1)
+        calls += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    return (clock() - start) / calls * 1e3
+
+
+def measure(name: str, batches: list[int], states: list[BlokusState], seconds: float, device: torch.device,
+            half: bool, backends: list[str], rounds: int, warmup: int = 1) -> list[dict]:
+    """Per batch size and backend: ``forward_ms``, one forward pass of the network
+    (:mod:`blokuszero.nn.backends`) on planes encoded beforehand, and ``evaluate_ms``, one call of
+    :meth:`NetworkEvaluator.evaluate` on real positions, which adds encoding, legal-move generation
+    and the priors over the legal moves (at batch 1: the cost of one expansion in a search); the
+    backends alternate in each of ``rounds`` rounds, the median kept. ``max_abs_diff``: the largest
+    difference of any policy cell or value from the first backend's on the same positions."""
     torch.manual_seed(0)
     model = build_model(name).to(device).eval()
-    planes = torch.from_numpy(encode_batch(states[:batch])).to(device)
-    autocast = torch.autocast("cuda", dtype=torch.float16, enabled=half and device.type == "cuda")
-
-    def forward(_: int) -> None:
-        with torch.inference_mode(), autocast:
-            model(planes)
-
-    evaluator = NetworkEvaluator(model, BlokusEncoder(), device, half=half)
-    batches = [states[i:i + batch] for i in range(0, len(states) - batch + 1, batch)]
-
-    def evaluate(i: int) -> None:
-        evaluator.evaluate(batches[i % len(batches)])
-
-    return {"model": name, "policy_head": model.config.policy_head,
-            "parameters": sum(p.numel() for p in model.parameters()), "batch": batch,
-            "forward_per_s": rate(forward, batch, seconds, device, warmup),
-            "evaluate_per_s": rate(evaluate, batch, seconds, device, warmup)}
+    evaluators = {b: NetworkEvaluator(model, BlokusEncoder(), device, half=half, backend=b) for b in backends}
+    results = []
+    for batch in batches:
+        planes = encode_batch(states[:batch])
+        groups = [states[i:i + batch] for i in range(0, len(states) - batch + 1, batch)]
+        outputs = {b: e.forward(planes) for b, e in evaluators.items()}
+        times: dict[str, dict[str, list[float]]] = {b: {"forward_ms": [], "evaluate_ms": []} for b in backends}
+        for _ in range(rounds):
+            for b, evaluator in evaluators.items():
+                times[b]["forward_ms"].append(latency(lambda _: evaluator.forward(planes), seconds, device, warmup))
+                times[b]["evaluate_ms"].append(latency(lambda i: evaluator.evaluate(groups[i % len(groups)]),
+                                                       seconds, device, warmup))
+        first = outputs[backends[0]]
+        for b in backends:
+            forward_ms, evaluate_ms = (float(np.median(times[b][k])) for k in ("forward_ms", "evaluate_ms"))
+            results.append({
+                "model": name, "policy_head": model.config.policy_head, "backend": b,
+                "parameters": sum(p.numel() for p in model.parameters()), "batch": batch,
+                "forward_ms": forward_ms, "evaluate_ms": evaluate_ms, "rounds": times[b],
+                "forward_per_s": batch / forward_ms * 1e3, "evaluate_per_s": batch / evaluate_ms * 1e3,
+                "max_abs_diff": float(max(np.abs(outputs[b][k] - first[k]).max() for k in (0, 1)))})
+    return results
 
 
 def forward_variants(name: str, batch: int, states: list[BlokusState], seconds: float, device: torch.device,
@@ -118,15 +147,17 @@ def machine(device: torch.device, half: bool) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     command = parser("nn", __doc__)
-    command.add_argument("--models", default="b10c128,b2c32,b2c32conv", help="comma-separated MODEL_SIZES names")
-    command.add_argument("--batches", default="1,64,256", help="comma-separated batch sizes")
+    command.add_argument("--models", default="b2c32conv,b4c64conv", help="comma-separated MODEL_SIZES names")
+    command.add_argument("--batches", default="1,8,64", help="comma-separated batch sizes")
+    command.add_argument("--backends", default="torch,onnxruntime",
+                         help=f"comma-separated, from {', '.join(BACKENDS)}; the first is max_abs_diff's reference")
     command.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement")
     command.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     command.add_argument("--half", action="store_true", help="float16 autocast (CUDA only)")
     command.add_argument("--warmup", type=int, default=1, help="untimed calls before each measurement")
     command.add_argument("--variants", help="comma-separated: eager, channels_last, compile (forward only)")
     command.add_argument("--rounds", type=int, default=3, help="alternating rounds of the variants")
-    command.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    command.add_argument("--threads", type=int, default=1, help="math threads (0: torch's default)")
     command.add_argument("--games", type=int, help="positions from the first GAMES reference games (default: all 200)")
     args = command.parse_args(argv)
     load_before = load()
@@ -153,11 +184,20 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{r['model']:12s} {r['batch']:5d} " + " ".join(f"{r[v]:14,.0f}" for v in variants))
         finish("nn", args, {"machine": info, "results": results}, load_before)
         return
-    results = [measure(name, batch, states, args.seconds, device, args.half, args.warmup)
-               for name in args.models.split(",") for batch in batches]
+    backends = args.backends.split(",")
+    try:
+        results = [row for name in args.models.split(",")
+                   for row in measure(name, batches, states, args.seconds, device, args.half, backends,
+                                      args.rounds, args.warmup)]
+    except BackendError as err:
+        raise SystemExit(f"blokuszero.bench nn: {err}") from None
     print(", ".join(f"{k}: {v}" for k, v in info.items()))
-    print(f"{'model':12s} {'head':4s} {'params':>10s} {'batch':>5s} {'forward/s':>10s} {'evaluate/s':>10s}")
+    print(f"milliseconds per call ({'wall' if device.type == 'cuda' else 'CPU'}), median of {args.rounds} "
+          f"alternating rounds; evaluate at batch 1 = one expansion of a search")
+    print(f"{'model':10s} {'head':4s} {'params':>9s} {'backend':11s} {'batch':>5s} {'forward ms':>10s} "
+          f"{'evaluate ms':>11s} {'positions/s':>11s} {'max |diff|':>10s}")
     for r in results:
-        print(f"{r['model']:12s} {r['policy_head']:4s} {r['parameters']:10,d} {r['batch']:5d} "
-              f"{r['forward_per_s']:10,.0f} {r['evaluate_per_s']:10,.0f}")
+        print(f"{r['model']:10s} {r['policy_head']:4s} {r['parameters']:9,d} {r['backend']:11s} {r['batch']:5d} "
+              f"{r['forward_ms']:10.3f} {r['evaluate_ms']:11.3f} {r['evaluate_per_s']:11,.0f} "
+              f"{r['max_abs_diff']:10.1e}")
     finish("nn", args, {"machine": info, "results": results}, load_before)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 
 import numpy as np
 import torch
@@ -19,13 +18,16 @@ from torch import nn
 from ..games.base import State
 from ..games.encoding import Encoder
 from ..search.evaluators import Evaluation, Evaluator
+from .backends import make_forward
 
 
 class NetworkEvaluator(Evaluator):
     """Batched network evaluation of leaves, with an optional transposition cache.
 
-    ``encoder`` turns states into planes [B, C, H, W]; ``model`` maps those to (logits [B, A],
-    mover's-frame values [B, P]), as :class:`.model.PolicyValueNet` does. The evaluator owns
+    ``encoder`` turns states into planes [B, C, H, W]; ``model.cells`` maps those to (policy
+    cells [B, K], mover's-frame values [B, P]) and ``model.action_cells`` says which cell holds
+    each action's logit, as :class:`.model.PolicyValueNet` does; ``backend`` (:data:`.backends.BACKENDS`)
+    runs that forward pass, and only the legal moves' logits are read from it. The evaluator owns
     the model: it moves it to ``device`` and keeps it in eval mode, so train a separate copy and
     hand its weights over with :meth:`set_weights`.
 
@@ -44,7 +46,7 @@ class NetworkEvaluator(Evaluator):
     value_bounds = (-1.0, 1.0)
 
     def __init__(self, model: nn.Module, encoder: Encoder, device: str | torch.device = "cpu",
-                 half: bool = False, cache_size: int = 0) -> None:
+                 half: bool = False, cache_size: int = 0, backend: str = "torch") -> None:
         config = getattr(model, "config", None)
         if config is not None:
             built = (config.input_planes, config.board_size, config.num_actions, config.num_players)
@@ -58,6 +60,9 @@ class NetworkEvaluator(Evaluator):
         # float16 autocast only on CUDA: CPU autocast runs bfloat16 only, and is no faster
         # than float32 on most CPUs.
         self.half = half and self.device.type == "cuda"
+        self.backend = backend
+        self.action_cells = model.action_cells
+        self.forward = make_forward(self.model, backend, encoder.shape, self.device, self.half)
         self.cache_size = cache_size
         self.cache: OrderedDict[int, Evaluation] = OrderedDict()
         self.version = 0
@@ -67,6 +72,7 @@ class NetworkEvaluator(Evaluator):
         """Load new weights; the cached evaluations came from the old ones, so drop them."""
         self.model.load_state_dict(state_dict)
         self.model.eval()
+        self.forward = make_forward(self.model, self.backend, self.encoder.shape, self.device, self.half)
         self.cache.clear()
         self.version = version
 
@@ -102,25 +108,15 @@ class NetworkEvaluator(Evaluator):
         """One forward pass over ``states``, none of them terminal."""
         if not states:
             return []
-        legal = [s.legal_actions() for s in states]
-        counts = np.array([len(a) for a in legal])
-        index = np.zeros((len(states), counts.max()), np.int64)  # padding gathers logit 0, masked
-        for row, actions in zip(index, legal):
-            row[:len(actions)] = actions
-        planes = torch.from_numpy(self.encoder.encode_batch(states)).to(self.device)
-        index_t = torch.from_numpy(index).to(self.device)
-        pad = torch.from_numpy(np.arange(index.shape[1]) >= counts[:, None]).to(self.device)
-        autocast = torch.autocast("cuda", dtype=torch.float16) if self.half else nullcontext()
-        with torch.inference_mode():
-            with autocast:
-                logits, values = self.model(planes)
-            # float64 on the device: priors that sum to 1 to double precision.
-            picked = logits.gather(1, index_t).double().masked_fill(pad, float("-inf"))
-            priors = torch.softmax(picked, dim=1).cpu().numpy()
-            values = values.double().cpu().numpy()
+        cells, values = self.forward(self.encoder.encode_batch(states))
         self.evaluations += len(states)
         self.batches += 1
         movers = np.array([s.current_player() for s in states])
-        values = self.encoder.from_mover_frame(values, movers)
-        return [Evaluation(value=values[i].copy(), prior=priors[i, :n].copy())
-                for i, n in enumerate(counts)]
+        values = self.encoder.from_mover_frame(values.astype(np.float64), movers)
+        out = []
+        for i, state in enumerate(states):
+            # Only the legal moves' logits are read, in float64: priors that sum to 1 to double precision.
+            logits = cells[i, self.action_cells[state.legal_actions()]].astype(np.float64)
+            prior = np.exp(logits - logits.max())
+            out.append(Evaluation(value=values[i].copy(), prior=prior / prior.sum()))
+        return out

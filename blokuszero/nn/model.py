@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -127,12 +128,16 @@ class ConvPolicyHead(nn.Module):
         # and checkpoints should hold only weights.
         self.register_buffer("index", torch.from_numpy(policy_map.index), persistent=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Trunk features [B, C, H, W] -> logits [B, A] (via the [B, planes * H * W + globals] map)."""
+    def cells(self, x: torch.Tensor) -> torch.Tensor:
+        """Trunk features [B, C, H, W] -> the [B, planes * H * W + globals] map the logits are read from."""
         cells = self.planes(x).flatten(1)
         if self.globals is not None:
             cells = torch.cat([cells, self.globals(x.mean(dim=(2, 3)))], dim=1)
-        return cells.index_select(1, self.index)
+        return cells
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Trunk features [B, C, H, W] -> logits [B, A]."""
+        return self.cells(x).index_select(1, self.index)
 
 
 class PolicyValueNet(nn.Module):
@@ -197,15 +202,32 @@ class PolicyValueNet(nn.Module):
         logits, values, _ = self.heads(planes, scores=False)
         return logits, values
 
-    def heads(self, planes: torch.Tensor, scores: bool = True):
+    @property
+    def action_cells(self) -> np.ndarray:
+        """Action a's logit is ``cells(planes)[0][:, action_cells[a]]``: the conv head's policy
+        map, or every action its own cell for the FC head."""
+        if self.config.policy_head == "fc":
+            return np.arange(self.config.num_actions)
+        return self.policy_map.index.cpu().numpy()
+
+    def cells(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """planes -> (policy cells [B, K], values [B, P]): the logits before the gather by
+        :attr:`action_cells`, so that a search can read the legal moves' logits alone."""
+        logits, values, _ = self.heads(planes, scores=False, gather=False)
+        return logits, values
+
+    def heads(self, planes: torch.Tensor, scores: bool = True, gather: bool = True):
         """planes -> (policy logits [B, A], values [B, P], scores [B, P] or None): the score
         head's output (each player's final score in the mover's frame, scaled by the encoder's
-        ``score_scale``) where the network has one and ``scores`` asks for it."""
+        ``score_scale``) where the network has one and ``scores`` asks for it. ``gather=False``
+        gives the policy cells (:meth:`cells`) in place of the logits."""
         x = self.blocks(self.stem(planes))
         if self.config.policy_head == "fc":
             logits = self.policy_fc(self.policy_conv(x).flatten(1))
-        else:
+        elif gather:
             logits = self.policy_map(x)
+        else:
+            logits = self.policy_map.cells(x)
         v = self.value_conv(x)
         if self.config.value_head == "pool":
             v = v.mean(dim=(2, 3))

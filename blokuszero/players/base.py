@@ -34,6 +34,11 @@ class Player(abc.ABC):
     def inform(self, action: int, player: int) -> None:
         """``player`` has just played ``action`` (every move of the game, the player's own too)."""
 
+    def outside_cpu(self) -> float:
+        """CPU seconds the last ``choose_action`` spent outside this process (an external engine's,
+        as it reports them); 0 for a player that thinks in this process."""
+        return 0.0
+
     def inform_joint(self, joint: Sequence[int]) -> None:
         """The players have just played ``joint`` (one action each) at a simultaneous-move state."""
 

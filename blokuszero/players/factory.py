@@ -24,6 +24,7 @@ from ..games.daihinmin import DaihinminGame
 from ..games.ggp import GgpGame
 from ..games.ggp.softmax_policy import SoftmaxPolicy
 from ..games.registry import encoder_name, make_encoder
+from ..nn.backends import BACKENDS
 from ..search.alphazero import network_search
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
@@ -66,13 +67,21 @@ PRESETS: dict[str, dict[str, Any]] = {
     # The paper's best 9x9 setting: playouts whose move had the node's local pattern weigh 1.5x.
     "go_rave_pattern": {**GO_RAVE, "k": 1.5},
     "go_fuego": GO_FUEGO,
-    # BlokusZero as evaluated in SPEC §3: no noise, the most visited move (with gumbel: true, the
-    # best of the most visited, and no Gumbel noise unless gumbel_scale says so). A checkpoint's
-    # own search settings (those it was trained with) replace these where the spec does not
-    # name them (player_settings).
+    # BlokusZero as evaluated in SPEC §3, the paper's protocol (``network`` below plays stronger):
+    # no noise, the most visited move (with gumbel: true, the best of the most visited, and no
+    # Gumbel noise unless gumbel_scale says so). A checkpoint's own search settings (those it was
+    # trained with) replace these where the spec does not name them (player_settings).
     "alphazero": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0,
                   "simulations": 800, "c_base": PUCTSettings().c_base, "c_init": PUCTSettings().c_init,
                   "device": "cpu"},
+    # The network at its strongest measured play settings (BENCHMARKS, "Blokus: network calls and
+    # strength against Pentobi"), what the GTP engine plays with --checkpoint: AlphaGo's
+    # expansion threshold (every leaf valued by one uniform playout, the network's priors for
+    # a node visited 16 times, PUCT with the checkpoint's constants), one CPU-second a move with
+    # no simulation cap, the fastest backend for the device.
+    "network": {"kind": "alphazero", "checkpoint": None, "model": "b2c32conv", "init_seed": 0, "gumbel": False,
+                "leaf_playouts": True, "expand_threshold": 16, "simulations": 0, "time_limit": 1.0,
+                "backend": "auto", "device": "cpu"},
     # The GGP player's UCT (the paper's C = 0.7 over uniform playouts); its budget is the play
     # clock's (time_limit) where a simulation count does not bound it.
     "ggp_uct": {"kind": "ggp_uct", "c": 0.7, "playout": "uniform"},
@@ -109,7 +118,7 @@ _OPTIONS = {
     "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
                                  "q_init", "device", "temperature_moves", "cache_size",
                                  "mix_lambda", "mix_playouts", "mix_playout", "mix_epsilon",
-                                 "leaf_playouts"},
+                                 "leaf_playouts", "backend"},
     # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
     # "gnugo --mode gtp").
     "gtp": {"command"},
@@ -166,6 +175,7 @@ class PlayerOptions(Settings):
     mix_playout: str = setting()
     mix_epsilon: float = setting(low=0, high=1)
     leaf_playouts: bool = setting()
+    backend: str = setting(choices=BACKENDS)
     tau: float = setting(above=0)
     policy_file: str | None = setting()
     policy: SoftmaxPolicy | None = setting()
@@ -282,7 +292,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
         model = build_model(s.get("model", "b2c32conv"), encoder_name(game))
     # The evaluator checks that the network was built for this game's encoding.
     evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
-                                 cache_size=s.get("cache_size", 0))
+                                 cache_size=s.get("cache_size", 0), backend=s.get("backend", "auto"))
     search_rng = rng.spawn(1)[0]
     if s.get("leaf_playouts", False):  # the playouts draw from the search's generator
         evaluator = PlayoutPriors(evaluator, search_rng, s.get("mix_playout", "uniform"),
@@ -317,8 +327,10 @@ def player_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     s = resolve_spec(spec)
     if s["kind"] == "alphazero" and s.get("checkpoint"):
         own = {k: v for k, v in spec.items() if k != "preset"}
-        s = resolve_spec({**PRESETS.get(spec.get("preset"), {}), **trained_search(s["checkpoint"]),
-                          **own})
+        trained = trained_search(s["checkpoint"])
+        if s.get("leaf_playouts"):  # AlphaGo's expansion threshold selects by PUCT, never Gumbel's rule
+            trained.pop("gumbel", None)
+        s = resolve_spec({**PRESETS.get(spec.get("preset"), {}), **trained, **own})
     return s
 
 

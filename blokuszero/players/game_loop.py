@@ -116,7 +116,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
         except PlayerFailure as err:
             return fail(p, str(err), "F")
         finally:
-            out.cpu_by_seat[p] += time.process_time() - cpu
+            out.cpu_by_seat[p] += time.process_time() - cpu + players[p].outside_cpu()
         out.chosen_by_seat[p] += 1
         if action not in state.legal_actions(p if simultaneous else None):
             text = state.action_to_string(action) if 0 <= action < game.num_actions else str(action)

@@ -53,6 +53,9 @@ class GtpPlayer(Player):
             self.client.send(f"set_random_seed {seed}")
         self.untold: list[tuple[int, int]] = []  # (player, action) the engine has not been told
         self.own: tuple[int, int] | None = None  # the engine's last genmove, already on its board
+        # Pentobi's cputime: the engine's own CPU seconds, so that a match reports both sides' time.
+        self.reports_cpu = self.client.send("known_command cputime") == "true"
+        self.last_cpu = 0.0
 
     def _colour(self, player: int) -> str:
         return "BW"[player] if self.game.name == "go" else str(player + 1)
@@ -77,11 +80,14 @@ class GtpPlayer(Player):
             raise PlayerFailure(str(err)) from err
 
     def _genmove(self, state: State) -> int:
+        self.last_cpu = 0.0
         for player, action in self.untold:
             self.client.send(f"play {self._colour(player)} {state.action_to_string(action)}")
         self.untold = []
         player = state.current_player()
+        before = self._cputime()
         answer = self.client.send(f"genmove {self._colour(player)}")
+        self.last_cpu = self._cputime() - before
         if self.game.name == "blokus" and answer.lower() in ("pass", "resign"):
             # genmove is asked only of a colour that can move (the arena passes for the others).
             raise GtpError(f"GTP engine {self.name} answered genmove {self._colour(player)} with "
@@ -96,6 +102,18 @@ class GtpPlayer(Player):
                            f"{answer!r}: {err}") from None
         self.own = (player, move)
         return move
+
+    def _cputime(self) -> float:
+        if not self.reports_cpu:
+            return 0.0
+        answer = self.client.send("cputime")
+        try:
+            return float(answer)
+        except ValueError:
+            raise GtpError(f"GTP engine {self.name} answered cputime with {answer!r}, not seconds") from None
+
+    def outside_cpu(self) -> float:
+        return self.last_cpu
 
     def close(self) -> None:
         self.client.close()

@@ -29,12 +29,15 @@ param_base [<key> <value>] (resign, accept_illegal 0). Colors: 1-4 or blue, yell
 examples:
   blokuszero-gtp                                      MCTS-MaxN, 800 playouts (the paper's baseline)
   blokuszero-gtp --simulations 3200                   a stronger MCTS-MaxN
-  blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt   a trained network, 800 simulations
+  blokuszero-gtp --checkpoint checkpoints/blokus_b2c32conv_gumbel.pt
+                                     the shipped network at its strongest settings (preset network):
+                                     1 CPU-second per move, its priors over playouts
+  blokuszero-gtp --checkpoint checkpoints/blokus_b2c32conv_gumbel.pt --set time_limit=0.1   the same, faster
+  blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt --preset alphazero
+                                     the paper's protocol: the network at every leaf, 800 simulations
   blokuszero-gtp --preset mcts_brs --set time_limit=2.0 --set simulations=1000000
-  blokuszero-gtp --checkpoint checkpoints/blokus_b2c32conv_gumbel.pt --set time_limit=1 --set simulations=100000
-                                                      a network, 1 CPU-second per move
 time_limit (MCTS and network players): the engine's CPU seconds per move (time.process_time, as
-cputime answers); the search stops at it or at simulations, whichever comes first.
+cputime answers); the search stops at it or at simulations (0: no cap), whichever comes first.
 """
 
 
@@ -50,9 +53,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog="blokuszero-gtp", description=__doc__.split("\n\n")[0].replace("``", ""),
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", choices=sorted(PRESETS),
-                        help="player preset (default: alphazero with --checkpoint, else mcts_maxn)")
+                        help="player preset (default: network with --checkpoint, else mcts_maxn)")
     parser.add_argument("--checkpoint", help="a training checkpoint (ckpt_*.pt): play its network")
-    parser.add_argument("--simulations", type=int, help="simulations (playouts) per move (default 800)")
+    parser.add_argument("--simulations", type=int,
+                        help="simulations per move (default: the preset's; network: no cap, 1 CPU-second a move)")
     parser.add_argument("--set", type=_option, action="append", default=[], metavar="KEY=VALUE",
                         help="any other option of the player (see blokuszero/players/factory.py), repeatable")
     parser.add_argument("--seed", type=int, default=0, help="random seed (set_random_seed changes it)")
@@ -67,7 +71,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def player_spec(args: argparse.Namespace) -> dict[str, Any]:
     """The player spec the command-line options describe (checked: ValueError names a bad option)."""
-    spec: dict[str, Any] = {"preset": args.preset or ("alphazero" if args.checkpoint else "mcts_maxn")}
+    spec: dict[str, Any] = {"preset": args.preset or ("network" if args.checkpoint else "mcts_maxn")}
     if args.checkpoint:
         spec["checkpoint"] = args.checkpoint
     if args.simulations is not None:
