@@ -1,13 +1,15 @@
-"""Every command in README runs here, with a small budget, so that README cannot drift from the code.
+"""Every command in README and the docs pages runs here, with a small budget, so that they cannot
+drift from the code.
 
-``COMMANDS`` says how each command of README's ``bash`` blocks is run: the arguments appended to
-shrink its budget (later options and Hydra overrides win), what it reads on standard input, and
-what to prepare (a checkpoint it names). A README command missing from the table, or an entry
-README no longer has, fails ``test_every_readme_command_has_a_way_to_run``. The commands run in
-README's order in one scratch directory, as a user's clone would see them (the ladder reads the
-evaluations before it). A server command (the GGP player) is started, must answer a request, and
-is stopped; a command that needs servers (a GGP match) gets them started first, on free ports
-written in place of README's. README's Python blocks run too.
+The pages are README.md, then ``docs/*.md`` by name. ``COMMANDS`` says how each command of their
+``bash`` blocks is run: the arguments appended to shrink its budget (later options and Hydra
+overrides win), what it reads on standard input, and what to prepare (a checkpoint it names). A
+command missing from the table, or an entry no page has, fails
+``test_every_readme_command_has_a_way_to_run``. The commands run in the pages' order in one scratch
+directory, as a user's clone would see them (the ladder reads the evaluations before it). A server
+command (the GGP player) is started, must answer a request, and is stopped; a command that needs
+servers (a GGP match) gets them started first, on free ports written in place of the page's. The
+pages' Python blocks run too, and every ``blokuszero.`` name they give must resolve.
 
 The commands marked slow run in CI after the default suite (``.ci/run``: ``-m slow
 tests/test_readme.py``); README's two set-up commands are run by ``.ci/run`` itself, in a fresh
@@ -33,7 +35,8 @@ import pytest
 from blokuszero.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+PAGES = {path.relative_to(ROOT).as_posix(): path.read_text()
+         for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
 # A few steps of self-play and learning: every training command keeps its own settings otherwise.
 TINY_TRAIN = ["train.schedule=paper", "train.total_steps=4", "train.initial_games=2", "train.buffer_games=20",
               "train.steps_per_iteration=4", "train.checkpoint_every=4", "train.games_per_task=2",
@@ -47,98 +50,36 @@ EVALUATE = ["games=1", "network.simulations=2", "players.mcts_maxn.simulations=2
 class Run:
     extra: tuple[str, ...] = ()  # appended to the command: a small budget
     stdin: str = ""
-    checkpoints: tuple[str, ...] = ()  # network checkpoints to make first (paths README names)
+    checkpoints: tuple[str, ...] = ()  # network checkpoints to make first (paths the command names)
     skip: str | None = None  # why it cannot run here, if it cannot
     needs: str | None = None  # a program that must be installed (else skipped)
     slow: bool = True
     serves: bool = False  # a server until stopped: started, asked for GGP's (info), stopped
     servers: tuple[str, ...] = ()  # GGP players to start before it
-    ports: tuple[int, ...] = ()  # README's port numbers, replaced by free ones in it and its servers
+    ports: tuple[int, ...] = ()  # the page's port numbers, replaced by free ones in it and its servers
 
 
-HOW_TO_GET = {"pentobi-gtp": "build it from Pentobi's public source (README, 'Evaluating checkpoints')",
+HOW_TO_GET = {"pentobi-gtp": "build it from Pentobi's public source (docs/evaluation.md, 'Pentobi as an opponent')",
               "gnugo": "apt-get install gnugo (.ci/run installs it)"}
-FUJIGOKORO = ("FujiGokoro: cloned from GitHub and built outside the checkout (README, 'FujiGokoro at a "
-              "seat'); CI reaches only the package registries")
-GGP_BASE = ("ggp-base: cloned from GitHub and built outside the checkout (README, 'Matches refereed by "
-            "ggp-base'); CI reaches only the package registries. tests/test_ggp_base.py runs the same matches "
+FUJIGOKORO = ("FujiGokoro: cloned from GitHub and built outside the checkout (docs/daihinmin.md, "
+              "'FujiGokoro at a seat'); CI reaches only the package registries")
+GGP_BASE = ("ggp-base: cloned from GitHub and built outside the checkout (docs/ggp.md, 'Matches refereed "
+            "by ggp-base'); CI reaches only the package registries. tests/test_ggp_base.py runs the same matches "
             "where GGP_BASE names a build")
 SETUP = "README's set-up commands: .ci/run runs both, as written, in a fresh virtual environment"
 COMMANDS: dict[str, Run] = {
+    "python3 -m venv .venv": Run(skip=SETUP),
+    ". .venv/bin/activate": Run(skip=SETUP),
     "pip install torch==2.13.0 -e .": Run(skip=SETUP),
     "python train.py": Run(tuple(TINY_TRAIN)),
     "pip install torch==2.13.0 -e '.[test]'": Run(skip=SETUP),
     "python -m pytest -q": Run(skip=SETUP),
-    "python scripts/arena.py games=100 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
-    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 200}' '+players.pentobi={kind: gtp, "
-    "command: \"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3":
-        Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
-    "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
-    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 800, leaves_per_batch: 8, "
-    "virtual_loss: true, mix_lambda: 0.5, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
-    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_mix05_b8_800":
-        Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
-    "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={kind: "
-    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, gumbel: false, leaf_playouts: true, "
-    "expand_threshold: 16, simulations: 0, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
-    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_priors16":
-        Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
-    # It draws the matches above (no other matches are stored yet at this point of README).
-    "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
-        Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
-    # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
-    "python train.py hardware=gpu8 experiment=paper": Run((
-        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu",
-        "hardware.learner_device=cpu",
-        "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.learner_gpus=0", "hardware.actors=1",
-        "hardware.threads_per_actor=1", "eval.enabled=false")),
-    "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
-    "python train.py experiment=cpu_strong": Run(tuple(TINY_TRAIN)),  # keeps its curve's last network
-    "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "
-    "players.mcts_maxn.simulations=200 workers=2 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
-    "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
-    "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
-    "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64}' "
-    "'+players.untrained={preset: alphazero, model: b2c32conv, init_seed: 0, simulations: 64, q_init: parent, "
-    "gumbel: true}'":
-        Run(("games=1", "players.trained.simulations=2", "players.untrained.simulations=2", "out_dir=arena1", *MATCH),
-            checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
-    "python train.py experiment=cpu_strong name=next train.init_from=checkpoints/blokus_b2c32conv_gumbel.pt": Run((
-        *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
-        checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
-    # Against the run's own last curve network (same weights, same search): one game never ships.
-    "python scripts/gate.py candidate=runs/next shipped=checkpoints/blokus_b2c32conv_gumbel.pt ship=true": Run((
-        "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
-    "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
-        Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
-    "python scripts/arena.py games=100 'seats=[brs,random,random,random]' "
-    "'+players.brs={preset: brs, node_limit: 1000}'":
-        Run(("games=1", "players.brs.node_limit=50", "out_dir=arena3", *MATCH)),
-    "python scripts/arena.py game=tictactoe 'seats=[uct,random]' '+players.uct={preset: uct}' games=50":
-        Run(("games=4", "+players.uct.simulations=50", "out_dir=arena4", *MATCH), slow=False),
-    "python scripts/evaluate.py checkpoint=runs/paper/checkpoints/ckpt_000070000.pt": Run(
-        tuple(EVALUATE), checkpoints=("runs/paper/checkpoints/ckpt_000020000.pt",
-                                      "runs/paper/checkpoints/ckpt_000070000.pt")),
-    "python scripts/evaluate.py checkpoint=runs/paper players.mcts_maxn.simulations=1600": Run(tuple(EVALUATE)),
-    "python scripts/evaluate.py 'checkpoint='\"'\"'runs/paper/checkpoints/ckpt_0000[2-7]0000.pt'\"'\"'' games=100 "
-    "workers=16": Run(tuple(EVALUATE)),
-    "python scripts/evaluate.py checkpoint=runs/paper opponent=pentobi": Run(tuple(EVALUATE), needs="pentobi-gtp"),
-    "python scripts/ladder.py evaluations/": Run(),
     "blokuszero-gtp": Run(stdin="name\nquit\n", needs="blokuszero-gtp"),
     "blokuszero-gtp --checkpoint runs/paper/checkpoints/ckpt_000070000.pt --simulations 800":
-        Run(("--simulations", "4"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
+        Run(("--simulations", "4"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp",
+            checkpoints=("runs/paper/checkpoints/ckpt_000070000.pt",)),
     "blokuszero-gtp --preset mcts_brs --set time_limit=2 --set simulations=1000000 --seed 7":
         Run(("--set", "time_limit=0.2"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
-    "python -m blokuszero.engines.go --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
-    "blokuszero-go-gtp --time 2 --playouts 0 --k 1 --l 1":
-        Run(("--time", "0.2"), stdin="genmove b\nquit\n", needs="blokuszero-go-gtp"),
-    "python scripts/go_match.py --games 10 --engine1 'blokuszero-go-gtp --playouts 5000' --name1 ours --engine2 "
-    "'gnugo --mode gtp --level 1' --name2 gnugo-1 --out runs/go_match":
-        Run(("--games", "1", "--engine1", "blokuszero-go-gtp --playouts 20"), needs="gnugo"),
-    "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
-        Run(("--games", "2", "--playouts", "20", "--workers", "1")),
-    "python -m blokuszero.bench go":
-        Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
     "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
@@ -167,6 +108,49 @@ COMMANDS: dict[str, Run] = {
     "python scripts/daihinmin_match.py --self-follow --games 500 --seed 3100 --log table.log --players "
     "'mc:model/default:3000,cmd:../ext/fujigokoro/out/client -h {host} -p {port} -n fuji1 -i ../ext/fuji-noparams/ "
     "-th 1,default,default,default'": Run(skip=FUJIGOKORO),
+    "python -m blokuszero.bench --help": Run(slow=False),
+    "python -m blokuszero.bench blokus": Run(("--seconds", "0.2", "--games", "5")),
+    "python -m blokuszero.bench search": Run(("--simulations", "20", "--positions", "1")),
+    "python -m blokuszero.bench search --spec '{\"preset\": \"alphazero\", \"checkpoint\": "
+    "\"checkpoints/blokus_b2c32conv_gumbel.pt\", \"leaves_per_batch\": 8, \"virtual_loss\": true}'":
+        Run(("--simulations", "20", "--positions", "1")),
+    "python -m blokuszero.bench core --scale 0.1": Run(("--scale", "0.01")),
+    "python -m blokuszero.bench ggp": Run(("--games", "tictactoe", "--seconds", "0.2")),
+    "python -m blokuszero.bench ggp_experience": Run(
+        ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
+    "python -m blokuszero.bench ggp_prepare": Run(("--games", "tictactoe")),
+    "python scripts/arena.py games=100 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 200}' '+players.pentobi={kind: gtp, "
+    "command: \"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3":
+        Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, simulations: 800, leaves_per_batch: 8, "
+    "virtual_loss: true, mix_lambda: 0.5, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_mix05_b8_800":
+        Run(("games=1", "players.net.simulations=2", "progress=false"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=200 seed=27 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={kind: "
+    "alphazero, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, gumbel: false, leaf_playouts: true, "
+    "expand_threshold: 16, simulations: 0, time_limit: 1.0}' '+players.pentobi={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_priors16":
+        Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
+    # It draws the matches above (no other matches are stored yet at this point of the pages).
+    "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
+        Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
+        Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
+    "python scripts/arena.py games=100 'seats=[brs,random,random,random]' "
+    "'+players.brs={preset: brs, node_limit: 1000}'":
+        Run(("games=1", "players.brs.node_limit=50", "out_dir=arena3", *MATCH)),
+    "python scripts/arena.py game=tictactoe 'seats=[uct,random]' '+players.uct={preset: uct}' games=50":
+        Run(("games=4", "+players.uct.simulations=50", "out_dir=arena4", *MATCH), slow=False),
+    "python scripts/evaluate.py checkpoint=runs/paper/checkpoints/ckpt_000070000.pt": Run(
+        tuple(EVALUATE), checkpoints=("runs/paper/checkpoints/ckpt_000020000.pt",
+                                      "runs/paper/checkpoints/ckpt_000070000.pt")),
+    "python scripts/evaluate.py checkpoint=runs/paper players.mcts_maxn.simulations=1600": Run(tuple(EVALUATE)),
+    "python scripts/evaluate.py 'checkpoint='\"'\"'runs/paper/checkpoints/ckpt_0000[2-7]0000.pt'\"'\"'' games=100 "
+    "workers=16": Run(tuple(EVALUATE)),
+    "python scripts/evaluate.py checkpoint=runs/paper opponent=pentobi": Run(tuple(EVALUATE), needs="pentobi-gtp"),
+    "python scripts/ladder.py evaluations/": Run(),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
     "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "
@@ -201,25 +185,47 @@ COMMANDS: dict[str, Run] = {
     "python scripts/ggp_base_match.py referee tests/data/ggp/tictactoe.kif tests/data/ggp/connectfour.kif "
     "--ggp-base ../ext/ggp-base --matches 2 --start-clock 60 --play-clock 10 --out runs/ggp_base": Run(skip=GGP_BASE),
     "python scripts/ggp_base_match.py player --ggp-base ../ext/ggp-base --port 9148": Run(skip=GGP_BASE),
-    "python -m blokuszero.bench --help": Run(slow=False),
-    "python -m blokuszero.bench blokus": Run(("--seconds", "0.2", "--games", "5")),
-    "python -m blokuszero.bench search": Run(("--simulations", "20", "--positions", "1")),
-    "python -m blokuszero.bench search --spec '{\"preset\": \"alphazero\", \"checkpoint\": "
-    "\"checkpoints/blokus_b2c32conv_gumbel.pt\", \"leaves_per_batch\": 8, \"virtual_loss\": true}'":
-        Run(("--simulations", "20", "--positions", "1")),
-    "python -m blokuszero.bench core --scale 0.1": Run(("--scale", "0.01")),
-    "python -m blokuszero.bench ggp": Run(("--games", "tictactoe", "--seconds", "0.2")),
-    "python -m blokuszero.bench ggp_experience": Run(
-        ("--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10", "--repeats", "1")),
-    "python -m blokuszero.bench ggp_prepare": Run(("--games", "tictactoe")),
+    "python -m blokuszero.engines.go --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
+    "blokuszero-go-gtp --time 2 --playouts 0 --k 1 --l 1":
+        Run(("--time", "0.2"), stdin="genmove b\nquit\n", needs="blokuszero-go-gtp"),
+    "python scripts/go_match.py --games 10 --engine1 'blokuszero-go-gtp --playouts 5000' --name1 ours --engine2 "
+    "'gnugo --mode gtp --level 1' --name2 gnugo-1 --out runs/go_match":
+        Run(("--games", "1", "--engine1", "blokuszero-go-gtp --playouts 20"), needs="gnugo"),
+    "python scripts/go_rave_experiment.py --games 200 --playouts 1000 --workers 2":
+        Run(("--games", "2", "--playouts", "20", "--workers", "1")),
+    "python -m blokuszero.bench go":
+        Run(("--sizes", "9", "--seconds", "0.2", "--simulations", "100", "--repeats", "1")),
+    # The paper's configuration on the CPU: the GPU settings swapped, every other setting its own.
+    "python train.py hardware=gpu8 experiment=paper": Run((
+        *TINY_TRAIN, "search.simulations=4", "name=paper-on-cpu", "hardware.actor_device=cpu",
+        "hardware.learner_device=cpu",
+        "hardware.half=false", "hardware.gpus_per_actor=0", "hardware.learner_gpus=0", "hardware.actors=1",
+        "hardware.threads_per_actor=1", "eval.enabled=false")),
+    "python train.py name=long train.total_steps=5000 search.simulations=64": Run(tuple(TINY_TRAIN)),
+    "python train.py experiment=cpu_strong": Run(tuple(TINY_TRAIN)),  # keeps its curve's last network
+    "python scripts/evaluate.py checkpoint=runs/cpu_strong/curve untrained=true games=100 network.simulations=200 "
+    "players.mcts_maxn.simulations=200 workers=2 figure=docs/blokus_cpu_strong_curve.png": Run(tuple(EVALUATE)),
+    "tensorboard --logdir runs": Run(("--version_tb",), needs="tensorboard"),
+    "python scripts/arena.py games=100 'seats=[trained,untrained,untrained,untrained]' '+players.trained={preset: "
+    "alphazero, checkpoint: runs/cpu-default/checkpoints/ckpt_000001500.pt, simulations: 64}' "
+    "'+players.untrained={preset: alphazero, model: b2c32conv, init_seed: 0, simulations: 64, q_init: parent, "
+    "gumbel: true}'":
+        Run(("games=1", "players.trained.simulations=2", "players.untrained.simulations=2", "out_dir=arena1", *MATCH),
+            checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
+    "python train.py experiment=cpu_strong name=next train.init_from=checkpoints/blokus_b2c32conv_gumbel.pt": Run((
+        *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
+        checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
+    # Against the run's own last curve network (same weights, same search): one game never ships.
+    "python scripts/gate.py candidate=runs/next shipped=checkpoints/blokus_b2c32conv_gumbel.pt ship=true": Run((
+        "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
 }
 
 
 def readme_commands() -> list[str]:
-    """README's shell commands in order, once each: lines of ``bash`` blocks, continuations
+    """The pages' shell commands in order, once each: lines of ``bash`` blocks, continuations
     joined, ``&&`` chains split, comments dropped, written back with shell quoting."""
     found: list[str] = []
-    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+    for block in re.findall(r"```bash\n(.*?)```", "\n".join(PAGES.values()), re.S):
         for line in block.replace("\\\n", " ").splitlines():
             for part in line.split("&&"):
                 argv = shlex.split(part, comments=True)
@@ -321,11 +327,14 @@ def test_readme_command_runs(command, clone):
         assert len(answers) == run.stdin.count("\n") and all(a.startswith("=") for a in answers), done.stdout
 
 
-@pytest.mark.parametrize("block", range(len(re.findall(r"```python\n", README))))
-def test_readme_python_blocks_run(block, tmp_path, monkeypatch):
-    code = re.findall(r"```python\n(.*?)```", README, re.S)[block]
+PYTHON_BLOCKS = [(page, code) for page, text in PAGES.items()
+                 for code in re.findall(r"```python\n(.*?)```", text, re.S)]
+
+
+@pytest.mark.parametrize("page,code", PYTHON_BLOCKS, ids=[f"{page}-{i}" for i, (page, _) in enumerate(PYTHON_BLOCKS)])
+def test_readme_python_blocks_run(page, code, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the tour writes game.blksgf
-    exec(compile(code, f"README.md python block {block}", "exec"), {})
+    exec(compile(code, f"{page} python block", "exec"), {})
 
 
 def _dotted_names(text: str) -> list[str]:
@@ -357,11 +366,7 @@ def _resolves(name: str) -> bool:
     return False
 
 
-def test_every_module_readme_names_exists_and_moved_ones_are_gone():
-    moved = README.split("## Moved modules", 1)[1].split("\n## ", 1)[0]
-    rows = [line.split("|")[1:3] for line in moved.splitlines() if line.startswith("| `")]
-    gone = {n for was, _ in rows for n in _dotted_names(was)}
-    named = set(_dotted_names(README))
-    assert gone and named - gone
-    assert [n for n in sorted(named - gone) if not _resolves(n)] == []
-    assert [n for n in sorted(gone) if _resolves(n)] == []
+def test_every_module_the_pages_name_exists():
+    named = {name for text in PAGES.values() for name in _dotted_names(text)}
+    assert named
+    assert [name for name in sorted(named) if not _resolves(name)] == []
