@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,8 +127,11 @@ async def serve(app: web.Application, host: str, port: int) -> None:
     reach = ("this machine only" if host in ("127.0.0.1", "localhost", "::1")
              else "other machines too: anyone who reaches this address can play and open the records")
     print(f"BlokusZero board on http://{host}:{bound[1]}/ ({reach}); Ctrl-C stops it", flush=True)
+    stop = asyncio.Event()
+    # SIGTERM ends the server as Ctrl-C does: the engines it started are closed on the way out.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await runner.cleanup()
 
