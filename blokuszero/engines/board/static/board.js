@@ -266,8 +266,13 @@ async function act(work) {
   // One action at a time; its refusal is shown, and the game carries on.
   if (ui.busy) return;
   ui.busy = true;
+  document.body.dataset.busy = "1";
   say("");
-  try { await work(); } catch (err) { say(err.message); } finally { ui.busy = false; render(); }
+  try { await work(); } catch (err) { say(err.message); } finally {
+    ui.busy = false;
+    document.body.dataset.busy = "0";
+    render();
+  }
 }
 
 async function playersMove() {
