@@ -23,6 +23,7 @@ from omegaconf import OmegaConf
 
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
+from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.nn.checkpoint import checkpoint_paths, latest_checkpoint, load_checkpoint, load_network, save_checkpoint
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
@@ -278,9 +279,14 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
         assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
     finally:
         trainer.metrics.close()
-    summary = Trainer(tiny_config(run_dir), run_dir).run()
+    summary = Trainer(tiny_config(run_dir, "train.keep_games_every=2"), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]
+    # Every 2nd game of the resumed start kept as Pentobi SGF, numbered on from the games before it.
+    kept = sorted((run_dir / "games").glob("selfplay_*.blksgf"))
+    numbers = [int(p.stem[9:]) for p in kept]
+    assert kept and all(n % 2 == 0 and saved["counters"]["games"] < n <= summary["games"] for n in numbers)
+    assert all(read_sgf(p.read_text()).is_terminal() for p in kept)
 
 
 def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:

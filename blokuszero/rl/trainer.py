@@ -44,6 +44,7 @@ from ..nn.model import ModelConfig, build_model
 from ..provenance import source
 from .actors import RemoteBuffer, RemoteEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
+from .game_samples import GameSampler
 from .learner import Learner
 from .metrics import Metrics
 from .schedules import SCHEDULES, Counters
@@ -175,7 +176,10 @@ class Trainer:
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor,
                 self.schedule.score_weight > 0)
             for i in range(hw.actors)]
-        self.metrics = Metrics(str(self.run_dir / "tensorboard"), make_encoder(self.game))
+        encoder = make_encoder(self.game)
+        self.metrics = Metrics(str(self.run_dir / "tensorboard"), encoder)
+        self.samples = GameSampler(self.run_dir / "games", encoder, self.schedule.keep_games_every,
+                                   self.counters.games)
         self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
         if self.eval_settings.enabled:
             ev = self.eval_settings
@@ -354,6 +358,7 @@ class Trainer:
         self.actor_gpu_peak = max(self.actor_gpu_peak, stats.get("gpu_peak_bytes", 0))
         self._count_from_buffer(report=False)
         self.metrics.selfplay(stats, self.learner.step, self.version)
+        self.samples.add(stats["finished"], f"step {self.learner.step}, weights version {stats['version']}")
 
     def play_games(self, games: int, bar) -> None:
         """Play ``games`` games on all actors with the current weights and wait for them."""

@@ -49,14 +49,15 @@ class GameLine:
 
 def game_from_sgf(text: str, title: str = "") -> GameLine:
     """A Blokus SGF game's main line (ValueError, naming the node, for a bad one): its set-up
-    position, its moves and the players (Pentobi's ``P1``..``P4``) where it names them."""
+    position, its moves and the players (Pentobi's ``P1``..``P4``) where it names them; its
+    title is ``title`` and the game's comment or name."""
     nodes = read_main_line(text)
     start = read_sgf(text, before_move=1)
     moves = read_sgf(text).history()[len(start.history()):]
     root = nodes[0]
     players = [root.get(f"P{c + 1}", [""])[0] for c in range(4)]
     comment = root.get("GC", [""])[0] or root.get("GN", [""])[0]
-    return GameLine(start, moves, title or comment, players)
+    return GameLine(start, moves, ": ".join(t for t in (title, comment) if t), players)
 
 
 def _game_from_moves(texts: list[Any], title: str) -> GameLine:
