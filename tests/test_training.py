@@ -303,7 +303,12 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     assert done.returncode == 0, done.stderr[-3000:]
     # Only our lines: before, Ray's token-authentication warning and a core_worker error line.
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    assert all(line.startswith(("[train] ", "done: ")) for line in lines), lines
+    assert all(line.startswith(("[train] ", "done: ", "  ", "next:")) for line in lines), lines
+    # The ending: elapsed time, steps, games, the last losses, the run directory, what to run next.
+    assert re.search(r"^done: step 10 in [\d.]+ minutes, 6 self-play games, \d+ positions; final loss [\d.]+ "
+                     r"\(policy [\d.]+, value [\d.]+\)$", done.stdout, re.M), done.stdout
+    assert f"run directory {run_dir}: checkpoints/, tensorboard/" in done.stdout
+    assert "blokuszero-board --player " in done.stdout and f"tensorboard --logdir {run_dir}/tensorboard" in done.stdout
     summary = json.loads((run_dir / "summary.json").read_text())
     _, final = latest_checkpoint(run_dir / "checkpoints")
     buffer = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer")
@@ -329,7 +334,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     trainer._start()
     trainer.metrics.close()
     said = capsys.readouterr().out
-    assert trainer.counters["games"] == 8
+    assert trainer.counters.games == 8
     assert "the buffer holds 2 games played after the checkpoint: 8 games played in all" in said
     assert "settings that differ from ckpt_000000010.pt's: " in said and "train.total_steps: 10 -> 20" in said
     archived = sorted((run_dir / "configs").iterdir())

@@ -134,6 +134,7 @@ class Trainer:
         # random one: stored in config.json and every checkpoint, so its lineage can be traced.
         self.init_from: dict[str, Any] | None = None
         self.actor_gpu_peak = 0  # the most GPU memory (bytes) one actor's allocator held, this start
+        self.last_losses: dict[str, float] = {}  # the learner's figures of its latest step
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
@@ -381,7 +382,7 @@ class Trainer:
     # ------------------------------------------------------------------ learning
     def train_step(self, batch_ref, bar) -> dict:
         """One learner update on a sampled batch; log, checkpoint when due."""
-        metrics = self.learner.train_step(ray.get(batch_ref))
+        metrics = self.last_losses = self.learner.train_step(ray.get(batch_ref))
         self.counters.samples += self.batch_size
         step = self.learner.step
         if step % self.schedule.log_every == 0:
@@ -477,9 +478,11 @@ class Trainer:
             with tqdm(total=self.schedule.total_steps, initial=self.learner.step, desc="training",
                       unit="step", disable=not self.progress) as bar:
                 SCHEDULES[self.schedule.schedule](self, bar)
-            # Every game is in the buffer now: the last checkpoint counts them all.
-            self._keep_for_curve(last=True)
-            self.checkpoint()
+                # Every game is in the buffer now: the last checkpoint counts them all, and the
+                # bar ends showing that count, as the summary does.
+                self._keep_for_curve(last=True)
+                self.checkpoint()
+                bar.set_postfix_str(f"games {self.counters.games}")
             self._finish_evaluations()
             info = self.buffer_info()
             device = self.learner.device
@@ -489,7 +492,10 @@ class Trainer:
                        "learner_device": str(device), "learner_gpu_ids": self.learner_gpu_ids,
                        # this start's peaks of the CUDA allocators (0 off CUDA): the learner's,
                        # and the largest of one actor's (from its finished tasks)
-                       "gpu_peak_bytes": {"learner": learner_peak, "actor": self.actor_gpu_peak}}
+                       "gpu_peak_bytes": {"learner": learner_peak, "actor": self.actor_gpu_peak},
+                       # the learner's last losses, and how many self-play games run_dir/games keeps
+                       "losses": {k: v for k, v in self.last_losses.items() if k.startswith("loss/")},
+                       "games_kept": len(list((self.run_dir / "games").glob("selfplay_*")))}
             write_atomic(self.run_dir / "summary.json", json.dumps(summary, indent=2))
             return summary
         finally:
