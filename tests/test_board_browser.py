@@ -1,7 +1,8 @@
 """The web board in a real browser: Debian's headless Chromium, driven by Playwright, plays a
-whole game by clicks (Blue against three random players), checks the final scores the page
-shows against the rules engine, asks for an analysis, opens Pentobi's record and steps
-through it. Screenshots go to the test's folder, or to ``$BLOKUSZERO_SCREENSHOTS`` (docs/).
+whole game by clicks (Blue against the shipped network at 48 simulations and two random
+players), checks the final scores the page shows against the rules engine, asks the network
+for an analysis, opens Pentobi's record and steps through it. Screenshots go to the test's
+folder, or to ``$BLOKUSZERO_SCREENSHOTS`` (docs/).
 
 Needs ``chromium`` (apt) and ``playwright`` (pip, the test extras; never ``playwright install``):
 the test skips, saying so, without them. ``.ci/run`` installs both and runs it.
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from board_server import BoardServer
 
+from blokuszero.engines.board.cli import SHIPPED_NETWORK
 from blokuszero.games.blokus import tables as T
 from blokuszero.games.blokus.game import BlokusState
 from blokuszero.games.blokus.notation import string_to_placement
@@ -98,8 +100,9 @@ def test_a_whole_game_by_clicks_then_a_record_stepped_through(browser_page, tmp_
     records = tmp_path / "records"
     records.mkdir()
     (records / "pentobi.blksgf").write_text(PENTOBI_GAME.read_text())
-    server = BoardServer(["--player", "rnd=random", "--player", "maxn={preset: mcts_maxn, simulations: 400}",
-                          "--seats", "you,rnd,rnd,rnd", "--analysis", "maxn", "--records", str(records)])
+    network = f"net={{preset: alphazero, checkpoint: {SHIPPED_NETWORK}, simulations: 48}}"
+    server = BoardServer(["--player", "rnd=random", "--player", network, "--seats", "you,net,rnd,rnd",
+                          "--analysis", "net", "--records", str(records)])
     page = browser_page
     try:
         page.goto(server.url + "/")

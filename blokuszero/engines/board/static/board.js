@@ -99,7 +99,8 @@ function drawBoard() {
 
 function drawAnalysis() {
   if (!ui.analysis || ui.analysis.ply !== ui.view.ply) return;
-  ui.analysis.moves.forEach((m, rank) => {
+  const moves = ui.analysis.moves.map((m, rank) => [m, rank]).reverse();  // the best drawn last, on top
+  for (const [m, rank] of moves) {
     ctx.strokeStyle = rank === 0 ? "#000" : "#444";
     ctx.lineWidth = rank === 0 ? 3 : 1.5;
     ctx.setLineDash(rank === 0 ? [] : [4, 3]);
@@ -108,12 +109,17 @@ function drawAnalysis() {
       ctx.fillRect(MARGIN + x * CELL + 2, MARGIN + (N - 1 - y) * CELL + 2, CELL - 4, CELL - 4);
       ctx.strokeRect(MARGIN + x * CELL + 2, MARGIN + (N - 1 - y) * CELL + 2, CELL - 4, CELL - 4);
     }
-    const [x, y] = m.squares[0];
+  }
+  ctx.setLineDash([]);
+  // Each move's number on a square no better move labels, where it has one.
+  const labelled = new Set();
+  ui.analysis.moves.forEach((m, rank) => {
+    const [x, y] = m.squares.find(([sx, sy]) => !labelled.has(`${sx},${sy}`)) || m.squares[0];
+    labelled.add(`${x},${y}`);
     ctx.fillStyle = "#000";
-    ctx.font = "bold 13px sans-serif";
+    ctx.font = "bold 14px sans-serif";
     ctx.fillText(String(rank + 1), MARGIN + x * CELL + CELL / 2, MARGIN + (N - 1 - y) * CELL + CELL / 2);
   });
-  ctx.setLineDash([]);
 }
 
 function drawGhost() {
