@@ -29,8 +29,10 @@ class BoardServer:
             raise RuntimeError(f"the board did not start: {self.banner}{rest}")
         self.url = found.group(0).rstrip("/")
 
-    def request(self, path: str, data: bytes | None = None) -> tuple[int, object]:
-        request = urllib.request.Request(self.url + path, data=data, method="POST" if data is not None else "GET")
+    def request(self, path: str, data: bytes | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, object]:
+        request = urllib.request.Request(self.url + path, data=data, method="POST" if data is not None else "GET",
+                                         headers=headers or {})
         try:
             with urllib.request.urlopen(request, timeout=300) as response:
                 status, body, kind = response.status, response.read(), response.headers.get_content_type()

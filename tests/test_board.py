@@ -67,6 +67,18 @@ def test_says_it_serves_loopback_only(board):
     assert "this machine only" in board.banner
 
 
+@pytest.mark.parametrize("headers", [{"Host": "evil.example:8040"}, {"Origin": "http://evil.example"},
+                                     {"Host": "rebound.example", "Origin": "http://rebound.example"}])
+def test_requests_for_other_hosts_or_from_other_sites_are_refused(board, headers):
+    """A web site in the same browser cannot drive the board or read records through DNS rebinding."""
+    for path, data in [("/api/records", None), ("/api/new", b"{}")]:
+        status, answer = board.request(path, data, headers)
+        assert status == 403 and "serves this machine only" in answer["error"], answer
+    port = board.url.rsplit(":", 1)[1]
+    status, _ = board.request("/api/new", b"{}", {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"})
+    assert status == 200
+
+
 def test_page_and_scripts_are_served(board):
     status, page = board.get("/")
     assert status == 200 and "board.js" in page

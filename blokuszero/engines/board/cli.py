@@ -23,7 +23,7 @@ from ...match.runner import set_math_threads
 from ...players.factory import PRESETS, player_settings
 from ...players.gtp_player import engine_argv
 from .records import RecordShelf
-from .server import make_app
+from .server import LOOPBACK_NAMES, make_app
 from .table import PERSON, Table
 
 #: The shipped network (checkpoints/README.md), beside the package in a source checkout.
@@ -124,7 +124,7 @@ async def serve(app: web.Application, host: str, port: int) -> None:
         await runner.cleanup()
         raise ValueError(f"cannot serve on {host}:{port}: {err.strerror} (try another --port)") from None
     bound = runner.addresses[0]
-    reach = ("this machine only" if host in ("127.0.0.1", "localhost", "::1")
+    reach = ("this machine only" if host in LOOPBACK_NAMES
              else "other machines too: anyone who reaches this address can play and open the records")
     print(f"BlokusZero board on http://{host}:{bound[1]}/ ({reach}); Ctrl-C stops it", flush=True)
     stop = asyncio.Event()
@@ -141,7 +141,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     set_math_threads(args.threads)
     try:
         table, shelf = build(args)
-        asyncio.run(serve(make_app(table, shelf), args.host, args.port))
+        loopback = args.host in LOOPBACK_NAMES
+        asyncio.run(serve(make_app(table, shelf, loopback), args.host, args.port))
     except ValueError as err:
         sys.exit(f"blokuszero-board: {err}")
     except KeyboardInterrupt:

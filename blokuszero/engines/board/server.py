@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -34,6 +35,10 @@ TABLE = web.AppKey("table", Table)
 SHELF = web.AppKey("shelf", RecordShelf)
 LOCK = web.AppKey("lock", asyncio.Lock)
 log = logging.getLogger(__name__)
+
+
+#: Host names a browser uses for this machine: a board on loopback answers requests for these only.
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def _error(status: int, message: str) -> web.Response:
@@ -58,6 +63,19 @@ async def _errors(request: web.Request, handler: Callable) -> web.StreamResponse
     except Exception as err:  # noqa: BLE001 (the page gets a message, the log the traceback)
         log.exception("request %s %s failed", request.method, request.path)
         return _error(500, f"internal error: {type(err).__name__}: {err}")
+
+
+@web.middleware
+async def _this_machine_only(request: web.Request, handler: Callable) -> web.StreamResponse:
+    """On loopback, a request must name this machine (``Host``) and, if a page sent it, come
+    from a page of this machine (``Origin``): a web site open in the same browser cannot drive
+    the board, nor read the records through a name it points at 127.0.0.1 (DNS rebinding)."""
+    host = urlsplit(f"//{request.host}").hostname or ""
+    origin = request.headers.get("Origin")
+    if host not in LOOPBACK_NAMES or (origin is not None and urlsplit(origin).hostname not in LOOPBACK_NAMES):
+        return _error(403, f"request for host {request.host!r} from {origin or 'no page'} refused: this board "
+                           f"serves this machine only (start it with --host to serve others)")
+    return await handler(request)
 
 
 async def _body(request: web.Request, fields: set[str]) -> dict[str, Any]:
@@ -252,10 +270,12 @@ async def analyse(request: web.Request) -> web.Response:
     return web.json_response(await _locked(request, work))
 
 
-def make_app(table: Table, shelf: RecordShelf) -> web.Application:
-    """The board's application over ``table`` and ``shelf``; it closes the table's engines on
-    shutdown."""
-    app = web.Application(middlewares=[_errors], client_max_size=MAX_BODY_BYTES)
+def make_app(table: Table, shelf: RecordShelf, loopback: bool = True) -> web.Application:
+    """The board's application over ``table`` and ``shelf`` (``loopback``: served on this
+    machine only, so requests naming another host are refused); it closes the table's engines
+    on shutdown."""
+    middlewares = [_this_machine_only, _errors] if loopback else [_errors]
+    app = web.Application(middlewares=middlewares, client_max_size=MAX_BODY_BYTES)
     app[TABLE], app[SHELF], app[LOCK] = table, shelf, asyncio.Lock()
     app.router.add_get("/", index)
     app.router.add_static("/static/", STATIC)

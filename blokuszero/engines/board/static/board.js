@@ -249,6 +249,7 @@ function render(view) {
     $("resume").hidden = !(ui.view.waiting_for === "player") || ui.busy;
   } else {
     $("ply-label").textContent = `${ui.view.ply} / ${ui.view.length}`;
+    $("record-title").textContent = ui.view.title || "";
     $("ply-slider").max = ui.view.length;
     $("ply-slider").value = ui.view.ply;
   }
@@ -306,6 +307,7 @@ async function place(col, row) {
 async function analyse() {
   await act(async () => {
     say("analysing…");
+    if (ui.mode === "watch" && !ui.record.file) throw new Error("open a record first");
     const body = ui.mode === "watch" ? { file: ui.record.file, game: ui.record.game, ply: ui.view.ply } : {};
     const result = await api("/api/analyse", body);
     ui.analysis = { ...result, ply: ui.view.ply };
