@@ -138,11 +138,10 @@ class Encoder(abc.ABC):
         """[H, W] int: the player whose piece or stone is on each square, -1 where none; row 0
         is the top of a picture."""
 
+    @abc.abstractmethod
     def players(self) -> list[tuple[str, tuple[int, int, int]]]:
         """Each player's name and RGB colour, as pictures of :meth:`board` label and paint them
-        (games override it with their own: Blokus's four colours, Go's black and white)."""
-        palette = [(30, 90, 220), (230, 200, 20), (210, 40, 40), (40, 170, 60), (150, 80, 190), (240, 130, 30)]
-        return [(f"player {p + 1}", palette[p % len(palette)]) for p in range(self.num_players)]
+        (Blokus's four colours, Go's black and white)."""
 
     def transform_planes(self, planes: np.ndarray, k: int) -> np.ndarray:
         """Image of planes [..., C, H, W] under symmetry ``k``."""
