@@ -281,6 +281,11 @@ def test_a_vanished_engine_is_reported_and_restarted(board):
     assert "is not running" in answer["error"] or "ended" in answer["error"]
     status, view = board.post("/api/player_move", {"ply": 5})  # a new engine, told the game so far
     assert status == 200 and view["ply"] == 6
+    restarted = _children(board.process.pid)
+    assert len(restarted) == 1 and restarted != engines
+    _new(board, ["you", "rnd", "rnd", "rnd"])  # the engine is no longer seated: it ends
+    time.sleep(0.5)
+    assert _children(board.process.pid) == []
 
 
 def _legal_move(board):

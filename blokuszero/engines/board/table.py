@@ -176,8 +176,6 @@ class Table:
 
     def _player(self, colour: int) -> tuple[str, Player]:
         name = self.seats[colour]
-        if colour in self._players and self._players[colour][0] != name:
-            self._drop(colour)
         if colour not in self._players:
             try:
                 player = make_player(self.game, self.specs[name], self.seed + colour)
@@ -213,6 +211,8 @@ class Table:
         """An empty board, with new seats if given (checked)."""
         if seats is not None:
             self.seats = self._check_seats(seats)
+            for colour in [c for c, (name, _) in self._players.items() if name != self.seats[c]]:
+                self._drop(colour)  # an engine no longer seated ends now, not at the server's end
         self._restart(GameLine(BlokusState(), [], "", list(self.seats)))
 
     def undo(self) -> int:
