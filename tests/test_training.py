@@ -289,6 +289,30 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
     assert all(read_sgf(p.read_text()).is_terminal() for p in kept)
 
 
+@pytest.mark.slow  # about 30 s: a run started, then stopped as Ctrl-C stops it
+def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
+    run_dir = tmp_path / "run"
+    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
+               "train.total_steps=100000"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not checkpoint_paths(run_dir / "checkpoints"):
+            time.sleep(0.5)
+        assert checkpoint_paths(run_dir / "checkpoints"), "no checkpoint within 240 s"
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole group
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert proc.returncode != 0 and "Traceback" not in output, output[-3000:]
+    assert re.fullmatch(r"train\.py: stopped; `python .*train\.py .*` resumes the run from its newest checkpoint, "
+                        r"ckpt_\d{9}\.pt", lines[-1]), lines
+
+
 def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
                            *overrides], cwd=run_dir.parent, capture_output=True, text=True, timeout=300,
