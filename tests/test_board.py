@@ -319,3 +319,20 @@ def test_the_default_player_is_the_shipped_network():
     assert table.specs == {"network": {"preset": "alphazero", "checkpoint": str(SHIPPED_NETWORK)}}
     assert table.seats == ["you", "network", "network", "network"] and table.analyst_name == "network"
     assert SHIPPED_NETWORK.is_file() and T.NUM_COLORS == 4
+
+
+def test_a_log_being_written_shows_its_complete_games_and_a_damaged_one_is_refused(tmp_path):
+    from blokuszero.engines.board.records import RecordShelf
+
+    lines = (DATA / "pentobi_random_games.jsonl").read_text().splitlines()
+    (tmp_path / "games.jsonl").write_text(f"{lines[0]}\n{lines[1]}\n{lines[2][:80]}")  # a match under way
+    (tmp_path / "damaged.jsonl").write_text(f"{lines[0][:80]}\n{lines[1]}\n")
+    (tmp_path / "other.jsonl").write_text('{"step": 10, "win_rate": 0.5}\n')
+    shelf = RecordShelf([tmp_path])
+    assert [g["index"] for g in shelf.games("0/games.jsonl")] == [0, 1]
+    game = shelf.game("0/games.jsonl", 1)
+    assert [s - 89 for s in json.loads(lines[1])["final_score"]] == game.position(len(game.moves)).scores().tolist()
+    with pytest.raises(ValueError, match="line 1 is damaged"):
+        shelf.games("0/damaged.jsonl")
+    with pytest.raises(ValueError, match="neither an 'sgf' text nor a 'moves' list"):
+        shelf.game("0/other.jsonl", 0)

@@ -9,7 +9,6 @@ path inside it); a name that leads outside its folder, through ``..`` or a link,
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from ...games.blokus.game import BlokusState
 from ...games.blokus.notation import string_to_placement
 from ...games.blokus.sgf import read_sgf
 from ...games.sgf import read_main_line
+from ...match.runner import load_records
 
 #: File names the shelf lists: Pentobi SGF and JSON-lines logs.
 SUFFIXES = (".blksgf", ".jsonl")
@@ -169,15 +169,9 @@ class RecordShelf:
 
     @staticmethod
     def _lines(path: Path) -> list[dict[str, Any]]:
-        lines = []
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not text.strip():
-                continue
-            try:
-                line = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path.name} line {number} is not JSON: {err}") from None
+        # A match still being played may have a torn last line: it is left out until complete.
+        lines = load_records(path, report=lambda _: None)
+        for number, line in enumerate(lines, 1):
             if not isinstance(line, dict):
                 raise ValueError(f"{path.name} line {number} is not a JSON object")
-            lines.append(line)
         return lines
