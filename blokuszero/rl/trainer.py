@@ -482,7 +482,8 @@ class Trainer:
                 # bar ends showing that count, as the summary does.
                 self._keep_for_curve(last=True)
                 self.checkpoint()
-                bar.set_postfix_str(f"games {self.counters.games}")
+                loss = f"loss {self.last_losses['loss/total']:.3f} " if self.last_losses else ""
+                bar.set_postfix_str(f"{loss}games {self.counters.games}")
             self._finish_evaluations()
             info = self.buffer_info()
             device = self.learner.device
