@@ -9,12 +9,38 @@ Rerunning the same command resumes the run in runs/<name> from its newest good c
 
 from __future__ import annotations
 
+import shlex
 import sys
+from pathlib import Path
+from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from blokuszero.nn.checkpoint import checkpoint_paths
 from blokuszero.rl.trainer import Trainer
+
+
+def ending(summary: dict[str, Any], run_dir: str) -> list[str]:
+    """What a finished run says: elapsed time, steps, games, its last losses, where it is,
+    and the commands to look at it next."""
+    losses = summary.get("losses") or {}
+    loss = (f"; final loss {losses['loss/total']:.3f} (policy {losses['loss/policy']:.3f}, "
+            f"value {losses['loss/value']:.3f})" if "loss/total" in losses else "")
+    lines = [f"done: step {summary['step']} in {summary.get('seconds', 0) / 60:.1f} minutes, "
+             f"{summary['games']} self-play games, {summary.get('positions', 0)} positions{loss}"]
+    kept = summary.get("games_kept", 0)
+    lines.append(f"  run directory {run_dir}: checkpoints/, tensorboard/"
+                 + (f", games/ ({kept} self-play games as game records)" if kept else ""))
+    newest = checkpoint_paths(Path(run_dir) / "checkpoints")
+    if newest:
+        network = shlex.quote(f"net={{preset: alphazero, checkpoint: {newest[0]}}}")
+        lines += ["next:",
+                  f"  blokuszero-board --player {network} --seats you,net,net,net --records {run_dir}"
+                  "   # play it, watch its games",
+                  f"  tensorboard --logdir {run_dir}/tensorboard",
+                  f"  python scripts/evaluate.py checkpoint={newest[0]} games=20   # against MCTS-MaxN"]
+    return lines
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
@@ -25,7 +51,11 @@ def main(cfg: DictConfig) -> None:
         summary = Trainer(config, cfg.run_dir, progress=cfg.progress).run()
     except ValueError as err:  # a broken config or checkpoint: say what, without a traceback
         sys.exit(f"train.py: {err}")
-    print(f"done: step {summary['step']}, {summary['games']} self-play games; run directory {cfg.run_dir}")
+    except KeyboardInterrupt:
+        newest = checkpoint_paths(Path(cfg.run_dir) / "checkpoints")
+        kept = f"its newest checkpoint, {newest[0].name}" if newest else "the start (no checkpoint yet)"
+        sys.exit(f"train.py: stopped; `python {shlex.join(sys.argv)}` resumes the run from {kept}")
+    print("\n".join(ending(summary, cfg.run_dir)))
 
 
 if __name__ == "__main__":

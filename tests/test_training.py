@@ -23,6 +23,7 @@ from omegaconf import OmegaConf
 
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
+from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.nn.checkpoint import checkpoint_paths, latest_checkpoint, load_checkpoint, load_network, save_checkpoint
 from blokuszero.nn.evaluator import NetworkEvaluator
 from blokuszero.nn.model import build_model
@@ -278,9 +279,38 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
         assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
     finally:
         trainer.metrics.close()
-    summary = Trainer(tiny_config(run_dir), run_dir).run()
+    summary = Trainer(tiny_config(run_dir, "train.keep_games_every=2"), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]
+    # Every 2nd game of the resumed start kept as Pentobi SGF, numbered on from the games before it.
+    kept = sorted((run_dir / "games").glob("selfplay_*.blksgf"))
+    numbers = [int(p.stem[9:]) for p in kept]
+    assert kept and all(n % 2 == 0 and saved["counters"]["games"] < n <= summary["games"] for n in numbers)
+    assert all(read_sgf(p.read_text()).is_terminal() for p in kept)
+
+
+@pytest.mark.slow  # about 30 s: a run started, then stopped as Ctrl-C stops it
+def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
+    run_dir = tmp_path / "run"
+    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
+               "train.total_steps=100000"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not checkpoint_paths(run_dir / "checkpoints"):
+            time.sleep(0.5)
+        assert checkpoint_paths(run_dir / "checkpoints"), "no checkpoint within 240 s"
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole group
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert proc.returncode != 0 and "Traceback" not in output, output[-3000:]
+    assert re.fullmatch(r"train\.py: stopped; `python .*train\.py .*` resumes the run from its newest checkpoint, "
+                        r"ckpt_\d{9}\.pt", lines[-1]), lines
 
 
 def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
@@ -297,7 +327,12 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     assert done.returncode == 0, done.stderr[-3000:]
     # Only our lines: before, Ray's token-authentication warning and a core_worker error line.
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    assert all(line.startswith(("[train] ", "done: ")) for line in lines), lines
+    assert all(line.startswith(("[train] ", "done: ", "  ", "next:")) for line in lines), lines
+    # The ending: elapsed time, steps, games, the last losses, the run directory, what to run next.
+    assert re.search(r"^done: step 10 in [\d.]+ minutes, 6 self-play games, \d+ positions; final loss [\d.]+ "
+                     r"\(policy [\d.]+, value [\d.]+\)$", done.stdout, re.M), done.stdout
+    assert f"run directory {run_dir}: checkpoints/, tensorboard/" in done.stdout
+    assert "blokuszero-board --player " in done.stdout and f"tensorboard --logdir {run_dir}/tensorboard" in done.stdout
     summary = json.loads((run_dir / "summary.json").read_text())
     _, final = latest_checkpoint(run_dir / "checkpoints")
     buffer = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer")
@@ -323,7 +358,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     trainer._start()
     trainer.metrics.close()
     said = capsys.readouterr().out
-    assert trainer.counters["games"] == 8
+    assert trainer.counters.games == 8
     assert "the buffer holds 2 games played after the checkpoint: 8 games played in all" in said
     assert "settings that differ from ckpt_000000010.pt's: " in said and "train.total_steps: 10 -> 20" in said
     archived = sorted((run_dir / "configs").iterdir())

@@ -138,6 +138,11 @@ class Encoder(abc.ABC):
         """[H, W] int: the player whose piece or stone is on each square, -1 where none; row 0
         is the top of a picture."""
 
+    @abc.abstractmethod
+    def players(self) -> list[tuple[str, tuple[int, int, int]]]:
+        """Each player's name and RGB colour, as pictures of :meth:`board` label and paint them
+        (Blokus's four colours, Go's black and white)."""
+
     def transform_planes(self, planes: np.ndarray, k: int) -> np.ndarray:
         """Image of planes [..., C, H, W] under symmetry ``k``."""
         self._check_symmetry(k)

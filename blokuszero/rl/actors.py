@@ -51,11 +51,16 @@ class SelfPlayWorker:
             self.evaluator.set_weights(weights, version)
             self.selfplay.weights_version = version
             self.version = version
-        pending = []
-        stats = self.selfplay.play(num_games, on_game=lambda g: pending.append(buffer.add.remote(g)))
+        pending, finished = [], []
+
+        def on_game(record) -> None:
+            pending.append(buffer.add.remote(record))
+            finished.append((record.players, record.actions))  # for the run's sample of games
+        stats = self.selfplay.play(num_games, on_game=on_game)
         ray.get(pending)  # the games are in the buffer before the task reports done
         out = {k: v for k, v in asdict(stats).items() if k != "last_game"}
         out["last_game"] = stats.last_game
+        out["finished"] = finished
         out["version"] = version
         out["node"] = ray.get_runtime_context().get_node_id()
         out["gpu_peak_bytes"] = _gpu_peak_bytes(self.evaluator.device)

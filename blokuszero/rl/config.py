@@ -143,6 +143,9 @@ class ScheduleSettings(Settings):
     # run_dir/curve/checkpoints, never rotated: the points of a learning curve (0: none).
     curve_every_minutes: float = setting(0.0, low=0)
     keep_checkpoints: int = setting(3, low=1)  # newest checkpoints kept
+    # Every this many self-play games, one is kept in run_dir/games as its game's record file
+    # (Blokus .blksgf, Go .sgf) for blokuszero-board or Pentobi to open (0: none).
+    keep_games_every: int = setting(20, low=0)
     log_every: int = setting(50, low=1)  # steps between TensorBoard points
     # A network a new run starts from instead of a random one (a training checkpoint or a
     # network-only file such as checkpoints/blokus_b2c32conv_gumbel.pt, digest checked, of the

@@ -17,15 +17,45 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ..games.encoding import Encoder
 
-_COLOURS = np.array([[40, 40, 40], [30, 90, 220], [230, 200, 20], [210, 40, 40], [40, 170, 60]], np.uint8)
 EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "mean_score", "opponent_mean_score")
+#: The final board's picture is at least this many pixels a side, so that TensorBoard shows it readably.
+PICTURE_PIXELS = 400
+_EMPTY = (235, 230, 218)
 
 
-def board_image(encoder: Encoder, record, cell: int = 8) -> np.ndarray:
-    """[3, H, W] uint8 picture of a game's final board, as the encoder draws it."""
+def board_image(encoder: Encoder, record, cell: int = 24) -> np.ndarray:
+    """[3, H, W] uint8 picture of a game's final board as the encoder draws it: each player's
+    colour on a grid (squares of at least ``cell`` pixels, the board at least
+    :data:`PICTURE_PIXELS` a side) and beneath it every player's name and final score, the
+    winners' in bold."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     board = encoder.board(encoder.replay(record.players, record.actions))
-    picture = _COLOURS[board + 1].repeat(cell, 0).repeat(cell, 1)
-    return picture.transpose(2, 0, 1)
+    players = encoder.players()
+    rows, cols = board.shape
+    cell = max(cell, -(-PICTURE_PIXELS // max(rows, cols)))
+    palette = np.array([_EMPTY] + [colour for _, colour in players], np.uint8)
+    dpi, margin, legend = 100, 12, 34 * (1 + (len(players) - 1) // 4)
+    width, height = cols * cell + 2 * margin, rows * cell + 2 * margin + legend
+    figure = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor="white")
+    axes = figure.add_axes((margin / width, (margin + legend) / height, cols * cell / width, rows * cell / height))
+    axes.imshow(palette[board + 1], interpolation="nearest", extent=(0, cols, rows, 0))
+    axes.set_xticks(np.arange(cols + 1), minor=True)
+    axes.set_yticks(np.arange(rows + 1), minor=True)
+    axes.grid(which="minor", color="#6b6b6b", linewidth=0.6)
+    axes.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
+    scores = np.asarray(record.scores, dtype=np.float64)
+    best = scores.max()
+    for p, (name, colour) in enumerate(players):
+        text = "black" if sum(colour) > 380 else "white"
+        figure.text((margin + (p % 4 + 0.5) * (width - 2 * margin) / 4) / width,
+                    (legend - 17 - 34 * (p // 4)) / height, f"{name} {scores[p]:g}", ha="center", va="center",
+                    fontsize=11, color=text, fontweight="bold" if scores[p] == best else "normal",
+                    bbox={"facecolor": np.array(colour) / 255, "edgecolor": "#444", "boxstyle": "round,pad=0.3"})
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].transpose(2, 0, 1).copy()
 
 
 class Metrics:

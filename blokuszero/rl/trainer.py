@@ -44,6 +44,7 @@ from ..nn.model import ModelConfig, build_model
 from ..provenance import source
 from .actors import RemoteBuffer, RemoteEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
+from .game_samples import GameSampler
 from .learner import Learner
 from .metrics import Metrics
 from .schedules import SCHEDULES, Counters
@@ -133,6 +134,7 @@ class Trainer:
         # random one: stored in config.json and every checkpoint, so its lineage can be traced.
         self.init_from: dict[str, Any] | None = None
         self.actor_gpu_peak = 0  # the most GPU memory (bytes) one actor's allocator held, this start
+        self.last_losses: dict[str, float] = {}  # the learner's figures of its latest step
         found = latest_checkpoint(self.run_dir / "checkpoints", report=self.say)
         buffer_rng = None
         if found is not None:
@@ -175,7 +177,10 @@ class Trainer:
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor,
                 self.schedule.score_weight > 0)
             for i in range(hw.actors)]
-        self.metrics = Metrics(str(self.run_dir / "tensorboard"), make_encoder(self.game))
+        encoder = make_encoder(self.game)
+        self.metrics = Metrics(str(self.run_dir / "tensorboard"), encoder)
+        self.samples = GameSampler(self.run_dir / "games", encoder, self.schedule.keep_games_every,
+                                   self.counters.games)
         self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
         if self.eval_settings.enabled:
             ev = self.eval_settings
@@ -354,6 +359,7 @@ class Trainer:
         self.actor_gpu_peak = max(self.actor_gpu_peak, stats.get("gpu_peak_bytes", 0))
         self._count_from_buffer(report=False)
         self.metrics.selfplay(stats, self.learner.step, self.version)
+        self.samples.add(stats["finished"], f"step {self.learner.step}, weights version {stats['version']}")
 
     def play_games(self, games: int, bar) -> None:
         """Play ``games`` games on all actors with the current weights and wait for them."""
@@ -376,7 +382,7 @@ class Trainer:
     # ------------------------------------------------------------------ learning
     def train_step(self, batch_ref, bar) -> dict:
         """One learner update on a sampled batch; log, checkpoint when due."""
-        metrics = self.learner.train_step(ray.get(batch_ref))
+        metrics = self.last_losses = self.learner.train_step(ray.get(batch_ref))
         self.counters.samples += self.batch_size
         step = self.learner.step
         if step % self.schedule.log_every == 0:
@@ -472,9 +478,12 @@ class Trainer:
             with tqdm(total=self.schedule.total_steps, initial=self.learner.step, desc="training",
                       unit="step", disable=not self.progress) as bar:
                 SCHEDULES[self.schedule.schedule](self, bar)
-            # Every game is in the buffer now: the last checkpoint counts them all.
-            self._keep_for_curve(last=True)
-            self.checkpoint()
+                # Every game is in the buffer now: the last checkpoint counts them all, and the
+                # bar ends showing that count, as the summary does.
+                self._keep_for_curve(last=True)
+                self.checkpoint()
+                loss = f"loss {self.last_losses['loss/total']:.3f} " if self.last_losses else ""
+                bar.set_postfix_str(f"{loss}games {self.counters.games}")
             self._finish_evaluations()
             info = self.buffer_info()
             device = self.learner.device
@@ -484,7 +493,10 @@ class Trainer:
                        "learner_device": str(device), "learner_gpu_ids": self.learner_gpu_ids,
                        # this start's peaks of the CUDA allocators (0 off CUDA): the learner's,
                        # and the largest of one actor's (from its finished tasks)
-                       "gpu_peak_bytes": {"learner": learner_peak, "actor": self.actor_gpu_peak}}
+                       "gpu_peak_bytes": {"learner": learner_peak, "actor": self.actor_gpu_peak},
+                       # the learner's last losses, and how many self-play games run_dir/games keeps
+                       "losses": {k: v for k, v in self.last_losses.items() if k.startswith("loss/")},
+                       "games_kept": len(list((self.run_dir / "games").glob("selfplay_*")))}
             write_atomic(self.run_dir / "summary.json", json.dumps(summary, indent=2))
             return summary
         finally:

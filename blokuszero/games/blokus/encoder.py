@@ -170,6 +170,9 @@ class BlokusEncoder(Encoder):
     def board(self, state: BlokusState) -> np.ndarray:
         return state.board()[::-1].astype(np.int64)  # row 20 at the top, as Pentobi draws it
 
+    def players(self) -> list[tuple[str, tuple[int, int, int]]]:
+        return list(zip(T.COLOR_NAMES, [(30, 90, 220), (230, 200, 20), (210, 40, 40), (40, 170, 60)]))
+
     def transform_planes(self, planes: np.ndarray, k: int) -> np.ndarray:
         return transform_planes(planes, k)
 

@@ -70,6 +70,9 @@ class GoEncoder(Encoder):
     def board(self, state: GoState) -> np.ndarray:
         return state.board() - 1  # 0 empty, 1 black, 2 white -> -1, player 0, player 1
 
+    def players(self) -> list[tuple[str, tuple[int, int, int]]]:
+        return [("Black", (20, 20, 20)), ("White", (245, 245, 245))]
+
     def transform_planes(self, planes: np.ndarray, k: int) -> np.ndarray:
         n = self.game.size
         flat = planes.reshape(*planes.shape[:-2], n * n)
