@@ -316,7 +316,7 @@ def test_the_default_player_is_the_shipped_network():
     from blokuszero.engines.board.cli import SHIPPED_NETWORK, build, parse_args
 
     table, _ = build(parse_args([]))
-    assert table.specs == {"network": {"preset": "alphazero", "checkpoint": str(SHIPPED_NETWORK)}}
+    assert table.specs == {"network": {"preset": "network", "checkpoint": str(SHIPPED_NETWORK)}}
     assert table.seats == ["you", "network", "network", "network"] and table.analyst_name == "network"
     assert SHIPPED_NETWORK.is_file() and T.NUM_COLORS == 4
 

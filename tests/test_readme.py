@@ -43,6 +43,7 @@ TINY_TRAIN = ["train.schedule=paper", "train.total_steps=4", "train.initial_game
               "search.simulations=2", "selfplay.games_in_parallel=2", "optimizer.batch_size=4", "progress=false",
               "hardware.num_cpus=1"]
 MATCH = ["workers=1", "progress=false"]
+BOARD_PORT = ("--port", "8040")  # README's board listens on its default port: a free one is written in its place
 EVALUATE = ["games=1", "network.simulations=2", "players.mcts_maxn.simulations=2", *MATCH]
 
 
@@ -54,7 +55,7 @@ class Run:
     skip: str | None = None  # why it cannot run here, if it cannot
     needs: str | None = None  # a program that must be installed (else skipped)
     slow: bool = True
-    serves: bool = False  # a server until stopped: started, asked for GGP's (info), stopped
+    serves: str | None = None  # a server until stopped: started, asked ("ggp": GGP's (info); "page": its page), stopped
     servers: tuple[str, ...] = ()  # GGP players to start before it
     ports: tuple[int, ...] = ()  # the page's port numbers, replaced by free ones in it and its servers
 
@@ -80,6 +81,16 @@ COMMANDS: dict[str, Run] = {
             checkpoints=("runs/paper/checkpoints/ckpt_000070000.pt",)),
     "blokuszero-gtp --preset mcts_brs --set time_limit=2 --set simulations=1000000 --seed 7":
         Run(("--set", "time_limit=0.2"), stdin="genmove 1\nquit\n", needs="blokuszero-gtp"),
+    # The web board: started on a free port, its page fetched, stopped (tests/test_board*.py play it).
+    "blokuszero-board": Run(BOARD_PORT, serves="page", ports=(8040,), needs="blokuszero-board"),
+    "blokuszero-board --player maxn=mcts_maxn --player rnd=random --seats you,maxn,rnd,maxn":
+        Run(BOARD_PORT, serves="page", ports=(8040,), needs="blokuszero-board"),
+    "blokuszero-board --player 'net={preset: network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, "
+    "time_limit: 0.2}'": Run(BOARD_PORT, serves="page", ports=(8040,), needs="blokuszero-board"),
+    "blokuszero-board --player 'pentobi={kind: gtp, command: \"pentobi-gtp --quiet --noresign --level 3\"}'":
+        Run(BOARD_PORT, serves="page", ports=(8040,), needs="pentobi-gtp"),
+    "blokuszero-board --records runs/cpu-default":
+        Run(BOARD_PORT, serves="page", ports=(8040,), needs="blokuszero-board"),
     "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
     "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
@@ -152,7 +163,7 @@ COMMANDS: dict[str, Run] = {
     "python scripts/evaluate.py checkpoint=runs/paper opponent=pentobi": Run(tuple(EVALUATE), needs="pentobi-gtp"),
     "python scripts/ladder.py evaluations/": Run(),
     "python -m blokuszero.games.ggp.perft tests/data/ggp/connectfour.kif --depth 4": Run(("--depth", "2")),
-    "blokuszero-ggp-player --port 9147": Run(serves=True, ports=(9147,), needs="blokuszero-ggp-player"),
+    "blokuszero-ggp-player --port 9147": Run(serves="ggp", ports=(9147,), needs="blokuszero-ggp-player"),
     "python scripts/ggp_match.py tests/data/ggp/connectfour.kif http://127.0.0.1:9147/ http://127.0.0.1:9148/ "
     "--start-clock 10 --play-clock 5 --matches 4 --rotate --out runs/ggp": Run(
         ("--matches", "1", "--play-clock", "2"), ports=(9147, 9148), needs="blokuszero-ggp-player",
@@ -273,9 +284,10 @@ def _argv(command: str, extra: tuple[str, ...], ports: dict[int, int]) -> list[s
     return argv
 
 
-def _ggp_info(port: int, process: subprocess.Popen, seconds: float = 60) -> str:
-    """The answer of the GGP player on ``port`` to ``(info)``, once it listens."""
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=b"(info)", headers={"Content-Type": "text/acl"})
+def _ggp_info(port: int, process: subprocess.Popen, seconds: float = 60, page: bool = False) -> str:
+    """The answer of the GGP player on ``port`` to ``(info)`` (``page``: of a web server to GET /), once it listens."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/") if page else urllib.request.Request(
+        f"http://127.0.0.1:{port}/", data=b"(info)", headers={"Content-Type": "text/acl"})
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -283,7 +295,7 @@ def _ggp_info(port: int, process: subprocess.Popen, seconds: float = 60) -> str:
                 return answer.read().decode()
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"no GGP player answered on port {port} (exit code {process.poll()})")
+                raise AssertionError(f"nothing answered on port {port} (exit code {process.poll()})")
             time.sleep(0.2)
 
 
@@ -310,7 +322,8 @@ def test_readme_command_runs(command, clone):
             process = subprocess.Popen(argv, cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        text=True)
             try:
-                assert "status available" in _ggp_info(next(iter(ports.values())), process)
+                answer = _ggp_info(next(iter(ports.values())), process, page=run.serves == "page")
+                assert ("<title>BlokusZero" if run.serves == "page" else "status available") in answer, answer[:300]
             finally:
                 stop_process(process)
             assert "Traceback" not in process.stderr.read()

@@ -98,7 +98,7 @@ def _check_player(name: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 def build(args: argparse.Namespace) -> tuple[Table, RecordShelf]:
     """The table and record shelf the options describe; ValueError names a bad option."""
-    players = dict(args.player) or {"network": {"preset": "alphazero", "checkpoint": str(SHIPPED_NETWORK)}}
+    players = dict(args.player) or {"network": {"preset": "network", "checkpoint": str(SHIPPED_NETWORK)}}
     kinds = {name: _check_player(name, spec)["kind"] for name, spec in players.items()}
     first = next(iter(players))
     seats = args.seats.split(",") if args.seats else [PERSON, first, first, first]
