@@ -229,7 +229,7 @@ def test_a_new_match_in_the_same_directory_replaces_the_stored_games(tmp_path):
 
 def _point(step: int, wins: int, games: int, ci: tuple[float, float]) -> dict:
     return {"label": f"x@{step}", "step": step, "checkpoint": None, "games": games, "wins": wins,
-            "win_rate": wins / games, "ci_low": ci[0], "ci_high": ci[1], "mean_score": 0.0,
+            "win_rate": wins / games, "ci_low": ci[0], "ci_high": ci[1], "equal_seat": 0.2875, "mean_score": 0.0,
             "opponent_mean_score": 0.0, "games_per_hour": None}
 
 
@@ -265,10 +265,10 @@ def test_curve_table_in_markdown_and_curve_networks_named_by_their_run():
     point = {**_point(1500, 64, 100, wilson_interval(64, 100)), "mean_score": -16.1,
              "opponent_mean_score": -28.6, "cpu_seconds_per_game": 41.25}
     table = markdown_curve([point, {**_point(0, 2, 8, (0.07, 0.59)), "label": "x@0"}]).splitlines()
-    assert table[0] == ("| network | step | games | wins | win rate | 95% Wilson interval | "
+    assert table[0] == ("| network | step | games | wins | win rate | 95% Wilson interval | equal seat | "
                         "mean score (network / opponents) | CPU s per game |")
-    assert table[2] == "| x@0 | 0 | 8 | 2 | 25.0% | [7.0%, 59.0%] | 0.0 / 0.0 | - |"  # sorted by step
-    assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | -16.1 / -28.6 | 41.2 |"
+    assert table[2] == "| x@0 | 0 | 8 | 2 | 25.0% | [7.0%, 59.0%] | 28.7% | 0.0 / 0.0 | - |"  # sorted by step
+    assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | 28.7% | -16.1 / -28.6 | 41.2 |"
     assert checkpoint_run("runs/cpu_strong/curve/checkpoints/ckpt_000001000.pt") == "cpu_strong"
     assert checkpoint_run("runs/cpu_strong/checkpoints/ckpt_000001000.pt") == "cpu_strong"
     assert checkpoint_run("checkpoints/blokus_b2c32conv_gumbel.pt") == "blokus_b2c32conv_gumbel"
