@@ -10,8 +10,17 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm, sem
 
-from blokuszero.match.stats import (block_bootstrap, equal_seat, format_paired, paired_difference,
-                                    score_rate, seat_win_rates, sign_test, wilson_interval, win_rate)
+from blokuszero.match.stats import (
+    block_bootstrap,
+    equal_seat,
+    format_paired,
+    paired_difference,
+    score_rate,
+    seat_win_rates,
+    sign_test,
+    wilson_interval,
+    win_rate,
+)
 
 
 @pytest.mark.parametrize("games", [1, 7, 10, 100, 333])
