@@ -15,7 +15,7 @@ import torch
 from blokuszero.games.blokus import BlokusState
 from blokuszero.match.arena import Match, play_game
 from blokuszero.match.evaluation import candidates, evaluation_match, find_checkpoints
-from blokuszero.match.ladder import describe, fit_elo, load_games
+from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games, load_seats, seat_rates
 from blokuszero.match.runner import load_records, run_match
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
@@ -170,6 +170,21 @@ def test_ladder_reads_every_stored_match(tmp_path):
               tmp_path / "one", progress=False)
     games = load_games(tmp_path)
     assert len(games) == 3 and {p for g in games for p, _ in g} == {"mcts_maxn 10", "random"}
+    # Beside the Elo, each player's seat wins against the equal seat of its games, from the
+    # stored returns (a shared first place a win for each seat in it).
+    records = load_records(tmp_path / "one" / "games.jsonl")
+    winners = [sum(r > 0 for r in record["returns"]) for record in records]
+    rates = seat_rates(load_seats(tmp_path))
+    mcts_wins = sum(r > 0 for record in records for seat, r in zip(record["seating"], record["returns"])
+                    if seat == "mcts")
+    assert rates["mcts_maxn 10"]["wins"] == mcts_wins and rates["mcts_maxn 10"]["games"] == 3
+    assert rates["random"]["games"] == 9
+    assert rates["mcts_maxn 10"]["equal_seat"] == rates["random"]["equal_seat"] == pytest.approx(sum(winners) / 12)
+    table = format_ladder(fit_elo(games), rates).splitlines()
+    assert "pair score" in table[0] and "seat wins" in table[0] and "equal seat" in table[0]
+    row = next(line for line in table if "mcts_maxn 10" in line)
+    assert f"{mcts_wins / 3:.1%}" in row and f"{sum(winners) / 12:.1%}" in row
+    assert table[-1].startswith("pair score: the share of a player's pairwise results it won")
     assert describe({"kind": "alphazero", "checkpoint": "runs/r/checkpoints/ckpt_000001500.pt",
                      "simulations": 800}) == "r@1500, 800 sims"
     # a search option away from the preset makes another player; the device does not

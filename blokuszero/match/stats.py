@@ -17,7 +17,7 @@ a block bootstrap for games that depend on each other.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -94,27 +94,26 @@ def sign_test(wins: int, losses: int) -> float:
 
 
 def block_bootstrap(values: Sequence[float] | np.ndarray, block: int, seed: int = 0,
-                    resamples: int = 10000, level: float = 0.95,
-                    statistic: Callable[[np.ndarray], float] = np.mean) -> tuple[float, float]:
-    """Percentile interval (``level``) of ``statistic`` of ``values`` by a block bootstrap:
-    ``values`` cut into consecutive blocks of ``block`` (the last one may be shorter), whole
-    blocks drawn with replacement as many as there are, ``resamples`` times, from
-    ``numpy.random.default_rng(seed)``. ValueError with fewer than two blocks (one block
-    cannot show how blocks vary)."""
+                    resamples: int = 10000, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval (``level``) of the mean of ``values`` by a block bootstrap: ``values``
+    cut into consecutive blocks of ``block`` (the last one may be shorter), whole blocks drawn
+    with replacement as many as there are, ``resamples`` times, from
+    ``numpy.random.default_rng(seed)``; each resample's mean is over the values of its blocks.
+    ValueError with fewer than two blocks (one block cannot show how blocks vary)."""
     x = np.asarray(values, dtype=float)
     if block < 1:
         raise ValueError(f"block must be >= 1, not {block}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), not {level}")
-    blocks = [x[i:i + block] for i in range(0, len(x), block)]
-    if len(blocks) < 2:
+    starts = np.arange(0, len(x), block)
+    if len(starts) < 2:
         raise ValueError(f"a block bootstrap needs at least 2 blocks; {len(x)} values in blocks of "
-                         f"{block} make {len(blocks)}")
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(len(blocks), size=(resamples, len(blocks)))
-    stats = np.array([statistic(np.concatenate([blocks[b] for b in row])) for row in draws])
+                         f"{block} make {len(starts)}")
+    sums, sizes = np.add.reduceat(x, starts), np.diff(np.append(starts, len(x)))
+    draws = np.random.default_rng(seed).integers(len(starts), size=(resamples, len(starts)))
+    means = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
     tail = (1 - level) / 2
-    return float(np.quantile(stats, tail)), float(np.quantile(stats, 1 - tail))
+    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float], block: int | None = None,
