@@ -78,7 +78,7 @@ def test_a_gate_plays_two_seats_each_decides_resumes_and_never_ships_on_keep(tmp
     assert shipped.read_bytes() == before  # keep: never written
     # The seats' win rates are read against the equal seat of the same games.
     winners = sum(r > 0 for record in records for r in record["returns"])
-    assert verdict["equal_seat"] == winners / (3 * 4)
+    assert verdict["equal_seat"] == pytest.approx(winners / (3 * 4))
     assert verdict["seats"]["candidate"]["wins"] + verdict["seats"]["shipped"]["wins"] == winners
     shown = gate.format_verdict(verdict).splitlines()
     assert shown[3] == ("seat win rates: " + ", ".join(

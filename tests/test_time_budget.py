@@ -111,7 +111,7 @@ def test_the_budget_covers_the_roots_expansion(monkeypatch):
     monkeypatch.setattr(base, "CPU_CLOCK", clock)
     game = BlokusGame()
     player = make_player(game, {"preset": "alphazero", "leaf_playouts": True, "simulations": 0,
-                                "time_limit": 30}, seed=0)
+                                "time_limit": 30, "compiled": False}, seed=0)
     expansion = player.mcts.expansion
     expanded = []
 
@@ -123,9 +123,9 @@ def test_the_budget_covers_the_roots_expansion(monkeypatch):
     monkeypatch.setattr(player.mcts, "expansion", costly)
     player.choose_action(game.new_initial_state())
     # The deadline is the first reading (0) + 30; the expansion takes 1 .. 11; readings 11 .. 29
-    # each let a chunk of compiled simulations run.
+    # each let a simulation run.
     assert expanded[0] == game.new_initial_state().key()
-    assert player.last_result.simulations == 19 * TIMED_CHUNK
+    assert player.last_result.simulations == 19
 
 
 def test_the_kept_subtrees_copy_is_in_the_next_moves_budget_and_its_seats_cpu(monkeypatch):
