@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         pairs = parse_pairs(args.compare)
     except ValueError as err:
         parser.error(str(err))
+    if args.points and not args.points.endswith(".json"):
+        parser.error(f"--points writes JSON (the points with the players and comparisons): name a .json "
+                     f"file, not {args.points}")
     seed = int(time.time()) if args.seed is None else args.seed
     rules = Rules(self_follow=args.self_follow)
     listener = None

@@ -241,6 +241,9 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     assert script.parse_pairs("0-1,4-2") == [(0, 1), (4, 2)] and len(script.parse_pairs("all")) == 10
     with pytest.raises(ValueError, match="--compare takes 'all' or pairs of two player numbers 0-4"):
         script.parse_pairs("0-5")
+    with pytest.raises(SystemExit):
+        script.main(["--games", "1", "--points", str(tmp_path / "points.npy")])
+    assert "--points writes JSON" in capsys.readouterr().err
     saved = tmp_path / "points.json"
     assert script.main(["--games", "6", "--seed", "3", "--rank-reset", "3", "--seat-every", "3",
                         "--compare", "0-1", "--points", str(saved)]) == 0
