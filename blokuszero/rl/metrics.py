@@ -18,7 +18,7 @@ from torch.utils.tensorboard import SummaryWriter
 from ..games.encoding import Encoder
 
 _COLOURS = np.array([[40, 40, 40], [30, 90, 220], [230, 200, 20], [210, 40, 40], [40, 170, 60]], np.uint8)
-EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "mean_score", "opponent_mean_score")
+EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "equal_seat", "mean_score", "opponent_mean_score")
 
 
 def board_image(encoder: Encoder, record, cell: int = 8) -> np.ndarray:
