@@ -12,8 +12,14 @@ our ``blokuszero-uecda`` client playing SPEC, started as a process and connected
 ``cmd:COMMAND`` any UECda client started by COMMAND ({host} and {port} filled in; a leading
 ``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
-points per game with a 95% interval and its thinking time per play (from the server handing it
-its turn table to its answer), and writes the official game record.
+points per game and its thinking time per play (from the server handing it its turn table to its
+answer), the paired difference of points per game between players (``--compare``: the sign
+test over games, the mean difference), and writes the official game record. The games are not
+independent (the card exchange follows the previous game's ranks until they reset every
+``--rank-reset`` games; seats are redrawn every ``--seat-every``), so every interval is a block
+bootstrap over blocks of the least common multiple of the two
+(:func:`blokuszero.match.stats.block_bootstrap`, seeded with the match's seed); a match of fewer
+than two blocks gets none.
 Exits 1 if a TCP player dropped its connection (the server then read its turns as passes) or a
 started client exited with an error.
 """
@@ -21,6 +27,8 @@ started client exited with an error.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import subprocess
 import sys
 import time
@@ -30,6 +38,7 @@ import numpy as np
 from tqdm import tqdm
 
 from blokuszero.games.daihinmin import DaihinminGame, Rules
+from blokuszero.match.stats import block_bootstrap, format_paired, paired_difference
 from blokuszero.match.uecda_match import MatchSettings
 from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.factory import make_client, parse_client_spec
@@ -79,6 +88,35 @@ def failures(seats: Sequence[TimedSeat], processes: dict[int, subprocess.Popen])
     return problems
 
 
+def dependence_block(settings: MatchSettings) -> int:
+    """Games that depend on each other: ranks carry over until a reset, seats hold for
+    ``seat_change_every`` games; a block spans both."""
+    return math.lcm(settings.rank_reset, settings.seat_change_every if settings.seat_change else 1)
+
+
+def parse_pairs(text: str, players: int = 5) -> list[tuple[int, int]]:
+    """``all`` (every two players) or ``P-Q,...`` (player numbers) as pairs; ValueError on a
+    malformed or out-of-range pair."""
+    if text == "all":
+        return [(p, q) for p in range(players) for q in range(p + 1, players)]
+    pairs = []
+    for part in text.split(","):
+        p, _, q = part.partition("-")
+        if not (p.isdigit() and q.isdigit() and int(p) < players and int(q) < players and p != q):
+            raise ValueError(f"--compare takes 'all' or pairs of two player numbers 0-{players - 1} "
+                             f"like 0-1,0-2, not {part!r}")
+        pairs.append((int(p), int(q)))
+    return pairs
+
+
+def compare(points: np.ndarray, names: Sequence[str], pairs: Sequence[tuple[int, int]], block: int,
+            seed: int) -> list[dict]:
+    """Per pair (p, q): the paired difference of points per game, p's minus q's (the same games,
+    so the deals cancel), with its block-bootstrap interval (blocks of ``block`` games)."""
+    return [{"a": names[p], "b": names[q], "a_player": p, "b_player": q,
+             **paired_difference(points[:, p], points[:, q], block=block, seed=seed)} for p, q in pairs]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
@@ -87,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="server seed (default: time); Monte Carlo player n searches with seed + n")
     parser.add_argument("--log", default=None, help="write the game record here")
     parser.add_argument("--points", default=None,
-                        help="write the points per game and player here (.npy, [games, 5])")
+                        help="write the points per game and player here with the players, the "
+                             "settings and the paired comparisons (JSON)")
+    parser.add_argument("--compare", default="all",
+                        help="paired differences between players: 'all' or pairs of player "
+                             "numbers, e.g. 0-1,0-2")
     parser.add_argument("--rank-reset", type=int, default=100, help="FLASH_MIBUN_NUMBER")
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")
@@ -100,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     specs = args.players.split(",")
     if len(specs) != 5:
         parser.error(f"--players names 5 players, not {len(specs)}")
+    try:
+        pairs = parse_pairs(args.compare)
+    except ValueError as err:
+        parser.error(str(err))
+    if args.points and not args.points.endswith(".json"):
+        parser.error(f"--points writes JSON (the points with the players and comparisons): name a .json "
+                     f"file, not {args.points}")
     seed = int(time.time()) if args.seed is None else args.seed
     rules = Rules(self_follow=args.self_follow)
     listener = None
@@ -131,9 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             seats.append(TimedSeat(TcpSeat(conn, name)))
         port = listener.getsockname()[1] if listener else 0
         bar = tqdm(total=args.games, unit="game")
-        result = run_match(seats, MatchSettings(games=args.games, rank_reset=args.rank_reset,
-                                                seat_change_every=args.seat_every),
-                           rules, seed, args.log, port, lambda n, points: bar.update())
+        settings = MatchSettings(games=args.games, rank_reset=args.rank_reset, seat_change_every=args.seat_every)
+        result = run_match(seats, settings, rules, seed, args.log, port, lambda n, points: bar.update())
         bar.close()
     finally:
         if listener is not None:
@@ -141,16 +189,29 @@ def main(argv: list[str] | None = None) -> int:
         for process in processes.values():
             stop_process(process, terminate=False)
     points = np.array(result.points, dtype=float)
-    if args.points:
-        np.save(args.points, points)
-    print(f"{args.games} games, seed {seed}" + (f", record {args.log}" if args.log else ""))
+    block = dependence_block(settings)
+    blocks = -(-len(points) // block)
+    comparisons = compare(points, result.names, pairs, block, seed)
+    print(f"{args.games} games, seed {seed}" + (f", record {args.log}" if args.log else "")
+          + f"; 95% intervals: block bootstrap over {blocks} blocks of {block} games"
+          + ("" if blocks > 1 else " (fewer than 2 blocks: none)"))
     for p, name in enumerate(result.names):
         mean = points[:, p].mean()
-        half = 1.96 * points[:, p].std(ddof=1) / np.sqrt(len(points)) if len(points) > 1 else 0
+        interval = (" [{:.3f}, {:.3f}] (95%)".format(*block_bootstrap(points[:, p], block, seed))
+                    if blocks > 1 else "")
         seconds = np.array(seats[p].seconds) * 1000
-        print(f"player {p} {name:10s} mean points {mean:.3f} ± {half:.3f} (95%), "
+        print(f"player {p} {name:10s} mean points {mean:.3f}{interval}, "
               f"ms per play mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
               f"max {seconds.max():.1f} ({len(seconds)} plays)")
+    for c in comparisons:
+        print(format_paired(f"player {c['a_player']} {c['a']}", f"player {c['b_player']} {c['b']}", c,
+                            " points"))
+    if args.points:
+        with open(args.points, "w") as out:
+            json.dump({"seed": seed, "players": specs, "names": list(result.names),
+                       "rank_reset": settings.rank_reset, "seat_every": settings.seat_change_every,
+                       "self_follow": args.self_follow, "block": block, "comparisons": comparisons,
+                       "points": points.astype(int).tolist()}, out)
     problems = failures(seats, processes)
     for problem in problems:
         print(problem, file=sys.stderr)

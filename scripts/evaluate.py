@@ -21,7 +21,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from blokuszero.match.evaluation import candidates, evaluate, format_curve, markdown_curve, write_curve
-from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games
+from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_seats, scores, seat_rates
 from blokuszero.players.factory import resolve_spec
 
 USAGE = ("usage: python scripts/evaluate.py checkpoint=PATH [KEY=VALUE ...]  (PATH: a checkpoint, "
@@ -63,7 +63,8 @@ def main(cfg: DictConfig) -> None:
     if cfg.ladder:
         print(f"\nElo ladder of every player evaluated under {out_dir.parent}:")
         try:
-            print(format_ladder(fit_elo(load_games(out_dir.parent))))
+            seats = load_seats(out_dir.parent)
+            print(format_ladder(fit_elo(scores(seats)), seat_rates(seats)))
         except ValueError as err:
             print(f"no ladder: {err}")
 

@@ -38,6 +38,8 @@ def report(summary: dict) -> str:
         for colour, entry in (("black", player["by_seat"][0]), ("white", player["by_seat"][1]), ("all", player)):
             lines.append(f"{name:12s} {colour:5s} {entry['wins']:3d}/{entry['games']:3d} = {entry['win_rate']:6.1%} "
                          f"[{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
+    lines.append(f"equal seat {summary['equal_seat']:.1%} (winning seats per game / seats: the win rate "
+                 f"of a player as strong as the other)")
     return "\n".join(lines)
 
 

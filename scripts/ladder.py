@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from blokuszero.match.ladder import fit_elo, format_ladder, load_games, plot_ladder
+from blokuszero.match.ladder import fit_elo, format_ladder, load_seats, plot_ladder, scores, seat_rates
 
 
 def main() -> None:
@@ -20,15 +20,16 @@ def main() -> None:
     parser.add_argument("--figure", help="also draw the ladder as a PNG here")
     parser.add_argument("--title", default="Elo ladder", help="the figure's title")
     args = parser.parse_args()
-    games = [g for root in args.roots for g in load_games(root)]
+    seats = [g for root in args.roots for g in load_seats(root)]
+    games = scores(seats)
     if not games:
         raise SystemExit(f"ladder: no stored matches (match.json and games.jsonl) under {args.roots}")
     try:
         ratings = fit_elo(games, anchor=args.anchor, prior_sd=args.prior_sd or None)
     except ValueError as err:
         raise SystemExit(f"ladder: {err}") from None
-    print(f"{len(games)} games; a pair of seats scores 1 for the higher score, 1/2 each if equal")
-    print(format_ladder(ratings))
+    print(f"{len(games)} games")
+    print(format_ladder(ratings, seat_rates(seats)))
     if args.figure:
         plot_ladder(ratings, args.figure, f"{args.title} ({len(games)} games)")
         print(f"figure: {args.figure}")

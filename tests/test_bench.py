@@ -54,9 +54,14 @@ def _daihinmin(r: dict) -> None:
     assert set(r) == {"playouts", "movegen", "mc_random", "mc_default", "mc_model", "mc_model/model", "model",
                       "server_in_process", "server_tcp"}
     _rates(r["playouts"], {"best", "median", "per_item"})
-    _rates(r["mc_model/model"], {"playouts_per_s", "decisions_per_s", "playouts_per_decision"})
+    for policy in ("random", "default", "model", "model/model"):
+        mc = r[f"mc_{policy}"]
+        _rates(mc, {"playouts_per_s", "decisions_per_s", "playouts_per_decision"})
+        # Every decision runs the playouts it is given (TINY: 5), so the two rates differ by them.
+        assert mc["playouts_per_decision"] == 5
+        assert mc["playouts_per_s"] == pytest.approx(5 * mc["decisions_per_s"])
     _rates(r["model"], {"learn_game_us", "predict_us"})
-    assert r["server_tcp"] > 0
+    assert r["server_tcp"] > 0  # a real timing: server_rate's arithmetic is checked on a fake clock
 
 
 def _ggp(r: dict) -> None:
@@ -103,13 +108,78 @@ def _selfplay(r: list) -> None:
     network, uniform = r
     assert network["model"] == "b2c32conv" and uniform["model"] == "none (uniform priors)"
     for key in ("network_alone_per_s", "simulations_per_s", "ratio", "learner_steps_per_s", "batch_fill"):
-        assert network[key] >= 0
-    assert uniform["simulations_per_s"] > 0
+        assert math.isfinite(network[key])
+    assert network["ratio"] == pytest.approx(network["simulations_per_s"] / network["network_alone_per_s"])
+    assert 0 < network["batch_fill"] <= 1 and uniform["simulations_per_s"] > 0
 
 
 RESULTS = {"blokus": _blokus, "core": _core, "daihinmin": _daihinmin, "ggp": _ggp, "ggp_experience": _ggp_experience,
            "ggp_prepare": _ggp_prepare, "go": _go, "gumbel": _gumbel, "nn": _nn, "search": _search,
            "selfplay": _selfplay}
+
+
+class FakeTime:
+    """A stand-in for a benchmark module's ``time``: every clock reading is ``tick`` seconds
+    after the one before, so a rate is exactly its items over the readings between."""
+
+    def __init__(self, tick: float = 1.0) -> None:
+        self.now, self.tick = 0.0, tick
+
+    def read(self) -> float:
+        self.now += self.tick
+        return self.now - self.tick
+
+    process_time = perf_counter = read
+
+
+def test_rates_are_items_over_the_clocks_seconds():
+    from blokuszero.bench.harness import cpu_rate, timed_rate
+
+    clock = FakeTime(0.25)
+    # Steps of 3 items until 1 second has passed: readings 0 (start), 0.25, 0.5, 0.75, 1.0.
+    assert timed_rate(lambda: 3, 1.0, clock.read) == (12.0, 12.0)
+    assert timed_rate(lambda: 3, 0.01, clock.read) == (12.0, 3.0)  # at least one step
+    assert cpu_rate(lambda: None, 10, FakeTime(0.5).read) == 20.0
+
+
+def test_the_search_benchmark_counts_simulations_over_cpu_seconds(monkeypatch):
+    from blokuszero.bench import search
+    from blokuszero.bench.harness import positions_after
+
+    monkeypatch.setattr(search, "time", FakeTime())
+    states = positions_after(4, 2)
+    # Two positions of 20 simulations each between readings 0 (CPU) and 2 (CPU), 1 and 3 (wall).
+    assert search.measure(states, 20) == {"simulations_per_cpu_s": 20.0, "simulations_per_s": 20.0,
+                                          "simulations": 40}
+
+
+def test_the_daihinmin_server_benchmark_counts_games_over_seconds(monkeypatch):
+    from blokuszero.bench import daihinmin
+
+    monkeypatch.setattr(daihinmin, "time", FakeTime(0.5))
+    assert daihinmin.server_rate(3, tcp=False) == 6.0  # 3 games between readings 0 and 0.5
+
+
+def test_the_go_benchmarks_pattern_overhead_is_the_rates_shortfall(monkeypatch):
+    from blokuszero.bench import go
+
+    search_rate, engine_rate = go.search_rate, go.engine_rate
+    rates = {(1.0, 0): 100.0, (1.0, 1): 120.0, (1.5, 0): 80.0, (1.5, 1): 90.0}  # (k, repeat): plain k = 1
+    monkeypatch.setattr(go, "engine_rate", lambda game, seconds: (5000.0, 60.0))
+    monkeypatch.setattr(go, "search_rate", lambda game, k, simulations, seed: rates[k, seed])
+    import argparse
+
+    entry = go.search_rates(argparse.Namespace(sizes=[9], seconds=0.1, simulations=100, repeats=2))["sizes"][9]
+    assert entry["search_simulations"] == 500  # at least 500 on every board
+    assert (entry["search_playouts_per_s"], entry["search_median"]) == (120.0, 110.0)
+    assert (entry["search_pattern_playouts_per_s"], entry["search_pattern_median"]) == (90.0, 85.0)
+    assert entry["pattern_overhead"] == pytest.approx(1 - 90 / 120)
+    # The two rates themselves: 50 playouts of one search, 100 of one engine step, half a second.
+    from blokuszero.games.go import GoGame
+
+    assert search_rate(GoGame(9), 1.0, 50, 0, clock=FakeTime(0.5).read) == 100.0
+    rate, moves = engine_rate(GoGame(9), 0.01, clock=FakeTime(0.5).read)
+    assert rate == 200.0 and 9 * 9 / 2 < moves < 3 * 9 * 9  # a 9x9 playout fills about the board
 
 
 def test_every_benchmark_has_a_smoke_test():

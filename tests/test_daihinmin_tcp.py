@@ -228,3 +228,33 @@ def test_match_script_fails_when_a_foreign_client_drops(tmp_path, capsys):
     assert load_script("daihinmin_match").main(["--games", "2", "--seed", "8", "--players",
                                  ",".join(players)]) == 1
     assert "player 1 quits1 dropped its connection" in capsys.readouterr().err
+
+
+def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp_path, capsys):
+    import json
+
+    from blokuszero.match.stats import block_bootstrap
+
+    script = load_script("daihinmin_match")
+    assert script.dependence_block(MatchSettings(rank_reset=100, seat_change_every=5)) == 100
+    assert script.dependence_block(MatchSettings(rank_reset=3, seat_change_every=2)) == 6
+    assert script.parse_pairs("0-1,4-2") == [(0, 1), (4, 2)] and len(script.parse_pairs("all")) == 10
+    with pytest.raises(ValueError, match="--compare takes 'all' or pairs of two player numbers 0-4"):
+        script.parse_pairs("0-5")
+    with pytest.raises(SystemExit):
+        script.main(["--games", "1", "--points", str(tmp_path / "points.npy")])
+    assert "--points writes JSON" in capsys.readouterr().err
+    saved = tmp_path / "points.json"
+    assert script.main(["--games", "6", "--seed", "3", "--rank-reset", "3", "--seat-every", "3",
+                        "--compare", "0-1", "--points", str(saved)]) == 0
+    stored = json.loads(saved.read_text())
+    points = np.array(stored["points"])
+    assert points.shape == (6, 5) and stored["block"] == 3 and stored["names"][0] == "dflt0"
+    [pair] = stored["comparisons"]
+    d = points[:, 0] - points[:, 1]
+    assert (pair["a"], pair["b"]) == ("dflt0", "dflt1") and pair["mean"] == pytest.approx(d.mean())
+    assert (pair["wins"], pair["losses"]) == (int((d > 0).sum()), int((d < 0).sum()))
+    assert [pair["ci_low"], pair["ci_high"]] == list(block_bootstrap(d, 3, seed=3))
+    printed = capsys.readouterr().out
+    assert "block bootstrap over 2 blocks of 3 games" in printed
+    assert "player 0 dflt0 - player 1 dflt1: " in printed

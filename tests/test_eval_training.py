@@ -11,6 +11,7 @@ from omegaconf import OmegaConf
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from blokuszero.match.runner import load_records
+from blokuszero.match.stats import wilson_interval
 from blokuszero.rl.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,10 +48,15 @@ def test_evaluator_actor_evaluates_new_checkpoints_into_tensorboard(tmp_path):
     # step 10 (every_steps after the start), then the run's last step (final: true)
     steps = [e.step for e in events.Scalars("eval/win_rate")]
     assert steps == [10, 20]
-    for tag in ("eval/ci_low", "eval/ci_high", "eval/mean_score", "eval/opponent_mean_score"):
+    for tag in ("eval/ci_low", "eval/ci_high", "eval/equal_seat", "eval/mean_score", "eval/opponent_mean_score"):
         assert [e.step for e in events.Scalars(tag)] == steps
-    low, rate, high = (events.Scalars(t)[-1].value for t in ("eval/ci_low", "eval/win_rate", "eval/ci_high"))
-    assert 0 <= low <= rate <= high <= 1
+    # The last point's figures are its stored games': the network's wins (a return above 0),
+    # their Wilson interval, the equal seat of those games (logged as float32).
+    records = load_records(run_dir / "eval" / "run@20" / "games.jsonl")
+    wins = sum(r > 0 for g in records for seat, r in zip(g["seating"], g["returns"]) if seat == "blokuszero")
+    winners = sum(r > 0 for g in records for r in g["returns"])
+    logged = [events.Scalars(t)[-1].value for t in ("eval/win_rate", "eval/ci_low", "eval/ci_high", "eval/equal_seat")]
+    assert logged == pytest.approx([wins / 2, *wilson_interval(wins, 2), winners / 8], abs=1e-6)
     for step in steps:  # each evaluated network is kept, and its games are stored
         assert (run_dir / "eval" / "checkpoints" / f"ckpt_{step:09d}.pt").exists()
         assert len(load_records(run_dir / "eval" / f"run@{step}" / "games.jsonl")) == 2

@@ -15,7 +15,7 @@ import torch
 from blokuszero.games.blokus import BlokusState
 from blokuszero.match.arena import Match, play_game
 from blokuszero.match.evaluation import candidates, evaluation_match, find_checkpoints
-from blokuszero.match.ladder import describe, fit_elo, load_games
+from blokuszero.match.ladder import describe, fit_elo, format_ladder, load_games, load_seats, seat_rates
 from blokuszero.match.runner import load_records, run_match
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
@@ -170,6 +170,21 @@ def test_ladder_reads_every_stored_match(tmp_path):
               tmp_path / "one", progress=False)
     games = load_games(tmp_path)
     assert len(games) == 3 and {p for g in games for p, _ in g} == {"mcts_maxn 10", "random"}
+    # Beside the Elo, each player's seat wins against the equal seat of its games, from the
+    # stored returns (a shared first place a win for each seat in it).
+    records = load_records(tmp_path / "one" / "games.jsonl")
+    winners = [sum(r > 0 for r in record["returns"]) for record in records]
+    rates = seat_rates(load_seats(tmp_path))
+    mcts_wins = sum(r > 0 for record in records for seat, r in zip(record["seating"], record["returns"])
+                    if seat == "mcts")
+    assert rates["mcts_maxn 10"]["wins"] == mcts_wins and rates["mcts_maxn 10"]["games"] == 3
+    assert rates["random"]["games"] == 9
+    assert rates["mcts_maxn 10"]["equal_seat"] == rates["random"]["equal_seat"] == pytest.approx(sum(winners) / 12)
+    table = format_ladder(fit_elo(games), rates).splitlines()
+    assert "pair score" in table[0] and "seat wins" in table[0] and "equal seat" in table[0]
+    row = next(line for line in table if "mcts_maxn 10" in line)
+    assert f"{mcts_wins / 3:.1%}" in row and f"{sum(winners) / 12:.1%}" in row
+    assert table[-1].startswith("pair score: the share of a player's pairwise results it won")
     assert describe({"kind": "alphazero", "checkpoint": "runs/r/checkpoints/ckpt_000001500.pt",
                      "simulations": 800}) == "r@1500, 800 sims"
     # a search option away from the preset makes another player; the device does not
@@ -229,7 +244,7 @@ def test_a_new_match_in_the_same_directory_replaces_the_stored_games(tmp_path):
 
 def _point(step: int, wins: int, games: int, ci: tuple[float, float]) -> dict:
     return {"label": f"x@{step}", "step": step, "checkpoint": None, "games": games, "wins": wins,
-            "win_rate": wins / games, "ci_low": ci[0], "ci_high": ci[1], "mean_score": 0.0,
+            "win_rate": wins / games, "ci_low": ci[0], "ci_high": ci[1], "equal_seat": 0.2875, "mean_score": 0.0,
             "opponent_mean_score": 0.0, "games_per_hour": None}
 
 
@@ -265,10 +280,10 @@ def test_curve_table_in_markdown_and_curve_networks_named_by_their_run():
     point = {**_point(1500, 64, 100, wilson_interval(64, 100)), "mean_score": -16.1,
              "opponent_mean_score": -28.6, "cpu_seconds_per_game": 41.25}
     table = markdown_curve([point, {**_point(0, 2, 8, (0.07, 0.59)), "label": "x@0"}]).splitlines()
-    assert table[0] == ("| network | step | games | wins | win rate | 95% Wilson interval | "
+    assert table[0] == ("| network | step | games | wins | win rate | 95% Wilson interval | equal seat | "
                         "mean score (network / opponents) | CPU s per game |")
-    assert table[2] == "| x@0 | 0 | 8 | 2 | 25.0% | [7.0%, 59.0%] | 0.0 / 0.0 | - |"  # sorted by step
-    assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | -16.1 / -28.6 | 41.2 |"
+    assert table[2] == "| x@0 | 0 | 8 | 2 | 25.0% | [7.0%, 59.0%] | 28.7% | 0.0 / 0.0 | - |"  # sorted by step
+    assert table[3] == "| x@1500 | 1,500 | 100 | 64 | 64.0% | [54.2%, 72.7%] | 28.7% | -16.1 / -28.6 | 41.2 |"
     assert checkpoint_run("runs/cpu_strong/curve/checkpoints/ckpt_000001000.pt") == "cpu_strong"
     assert checkpoint_run("runs/cpu_strong/checkpoints/ckpt_000001000.pt") == "cpu_strong"
     assert checkpoint_run("checkpoints/blokus_b2c32conv_gumbel.pt") == "blokus_b2c32conv_gumbel"

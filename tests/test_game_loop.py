@@ -9,6 +9,7 @@ import pytest
 
 from blokuszero.games.base import CHANCE, SIMULTANEOUS
 from blokuszero.games.registry import make_game
+from blokuszero.players import base
 from blokuszero.players.base import PlayerFailure, RandomPlayer, Resign
 from blokuszero.players.game_loop import RefereeRefusal, play
 
@@ -28,6 +29,33 @@ class Listener(RandomPlayer):
 
     def inform_joint(self, joint) -> None:
         self.joints.append(list(joint))
+
+
+class FakeClock:
+    """A CPU clock that stands still until a player spends time on it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Spender(Listener):
+    """A listener whose every move costs ``cost`` seconds of the fake clock and every move it is
+    told costs ``told_cost`` (spent between its moves, so charged to no seat)."""
+
+    def __init__(self, seed: int, clock: FakeClock, cost: float, told_cost: float = 0.0) -> None:
+        super().__init__(seed)
+        self.clock, self.cost, self.told_cost = clock, cost, told_cost
+
+    def choose_action(self, state, player=None) -> int:
+        self.clock.now += self.cost
+        return super().choose_action(state, player)
+
+    def inform(self, action: int, player: int) -> None:
+        self.clock.now += self.told_cost
+        super().inform(action, player)
 
 
 class Scripted(RandomPlayer):
@@ -53,10 +81,24 @@ def test_each_distinct_player_is_told_every_move_once_and_seats_are_clocked():
     assert played.state.is_terminal() and list(played.returns) == list(played.state.returns())
     assert a.told == b.told == played.actions and len(played.actions) == len(played.moves)
     assert sum(played.chosen_by_seat) == len(played.actions) and min(played.chosen_by_seat) >= 2
-    assert all(cpu >= 0 for cpu in played.cpu_by_seat)
     self_play = Listener(3)  # one player in both seats is told each move once, not twice
     again = play(game, game.new_initial_state(), [self_play, self_play])
     assert self_play.told == again.actions
+
+
+def test_each_seat_is_charged_the_cpu_clock_it_spent_choosing_its_moves(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(base, "CPU_CLOCK", clock)
+    game = make_game("tictactoe")
+    a, b = Spender(1, clock, 0.25, told_cost=8.0), Spender(2, clock, 0.5, told_cost=8.0)
+    played = play(game, game.new_initial_state(), [a, b], np.random.default_rng(0), random_opening_moves=1)
+    moves = played.chosen_by_seat
+    assert sum(moves) == len(played.actions) - 1 and min(moves) >= 2  # the random opening move is no seat's
+    # Exactly each seat's own moves: not the random opening, not the time spent being told moves.
+    assert played.cpu_by_seat == [0.25 * moves[0], 0.5 * moves[1]]
+    one = Spender(3, clock, 0.25)  # one player in both seats: each seat its own moves' time
+    again = play(game, game.new_initial_state(), [one, one])
+    assert again.cpu_by_seat == [0.25 * n for n in again.chosen_by_seat]
 
 
 def test_random_opening_moves_are_not_asked_of_the_players_and_follow_the_rng():

@@ -76,6 +76,15 @@ def test_a_gate_plays_two_seats_each_decides_resumes_and_never_ships_on_keep(tmp
     assert [r["seed"] for r in records] == [game_seed(5, i) for i in range(3)]
     assert all(sorted(r["seating"]) == ["candidate", "candidate", "shipped", "shipped"] for r in records)
     assert shipped.read_bytes() == before  # keep: never written
+    # The seats' win rates are read against the equal seat of the same games.
+    winners = sum(r > 0 for record in records for r in record["returns"])
+    assert verdict["equal_seat"] == pytest.approx(winners / (3 * 4))
+    assert verdict["seats"]["candidate"]["wins"] + verdict["seats"]["shipped"]["wins"] == winners
+    shown = gate.format_verdict(verdict).splitlines()
+    assert shown[3] == ("seat win rates: " + ", ".join(
+        f"{name} {verdict['seats'][name]['win_rate']:.1%} [{verdict['seats'][name]['ci_low']:.1%}, "
+        f"{verdict['seats'][name]['ci_high']:.1%}]" for name in ("candidate", "shipped"))
+        + f"; equal seat {winners / 12:.1%} (winning seats per game / seats)")
 
     again = gate.run_gate(tmp_path / "run", shipped, 3, 5, out, TINY, ship=True, workers=1, progress=False)
     assert json.loads((out / "summary.json").read_text())["speed"]["games_played"] == 0  # resumed

@@ -24,6 +24,7 @@ from blokuszero.games.ggp.boards import (
 from blokuszero.games.ggp.kif import parse_term
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.match.stats import sign_test
+from blokuszero.players import ggp_uct
 from blokuszero.players.experience_switch import SimilarityReport, choose_distance, summarize
 from blokuszero.players.factory import make_player
 from blokuszero.players.ggp_uct import parse_experience, switch_distance
@@ -331,19 +332,36 @@ def test_switching_stops_at_its_time_limit():
     assert report.games == 0 and d == 0
     d, report = switch_distance(game, {"c": 0.7, "playout": "uniform"}, 0, games=3, moves=3,
                                 playouts=30)
-    assert report.games == 3 and d in (0, 2) and report.counts.sum() > 0
+    # Seeded, so the measurement is known: similar boards mostly 2-4 moves apart (mean 2.94,
+    # just above the rule's 2.92), so the rule plays d = 0.
+    assert report.games == 3 and report.counts.tolist() == [[4, 29, 103, 5, 88, 12, 15, 0, 1, 1],
+                                                           [4, 32, 101, 6, 69, 12, 8, 2, 0, 0],
+                                                           [4, 32, 97, 15, 83, 10, 23, 2, 1, 0]]
+    assert report.mean_distance == pytest.approx(2.9407, abs=1e-4)
+    assert d == choose_distance(report) == 0
 
 
-def test_the_http_player_switches_within_the_start_clock():
+def test_the_http_player_switches_within_the_start_clock(monkeypatch):
     assert parse_experience("huffman2") == {"encoding": "huffman", "distance": 2}
     with pytest.raises(ValueError, match="switch"):
         parse_experience("zobrist2")
+    reports, decisions = [], [2, 0]
+
+    def rule(report):  # the switching rule, deciding 2 then 0 whatever the measurements
+        reports.append(report)
+        return decisions[len(reports) - 1]
+
+    monkeypatch.setattr(ggp_uct, "choose_distance", rule)
     engine = GgpPlayerEngine({**DEFAULT_SPEC, "experience": "switch"}, margin=0.2)
     text = (RULES_DIR / "tictactoe.kif").read_text()
-    start = format_message(Message("start", "m1", "xplayer", text, 1.2, 1.0))
-    assert engine.handle(start) == "ready"
-    exp = engine.matches["m1"].player.mcts.enhancements[0]
-    assert isinstance(exp, SearchExperience) and exp.distance in (0, 2)
+    for match, decided in (("m0", 2), ("m1", 0)):
+        start = format_message(Message("start", match, "xplayer", text, 1.2, 1.0))
+        assert engine.handle(start) == "ready"
+        exp = engine.matches[match].player.mcts.enhancements[0]
+        # The player plays Huffman at the distance the rule chose from its measurements.
+        assert isinstance(reports[-1], SimilarityReport)
+        assert isinstance(exp, SearchExperience) and exp.encoder.encoding == "huffman"
+        assert exp.distance == decided
     reply = engine.handle(format_message(Message("play", "m1", moves=None)))
     assert reply.startswith("(mark")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import threading
 import time
 import urllib.request
@@ -105,30 +104,49 @@ def test_player_survives_bad_requests(server):
     assert _post(url, "(start m2 nobody ((role x)) 10 1)").startswith("(error")
 
 
-def _spin(seconds: float) -> None:
-    end = time.time() + seconds
-    while time.time() < end:
-        pass
+class StillClock:
+    """A stand-in for the engine's ``time.monotonic``: reads ``now`` until a test moves it."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
 
 
-def test_answers_within_the_clock_while_both_cores_are_busy(server):
-    url, _ = server(margin=0.5)
+def test_each_search_gets_the_time_left_on_its_play_clock_and_a_late_one_none(server, monkeypatch):
+    """On the engine's clock (held still): a play received at t searches for 0.8 of the time
+    to its deadline t + play clock - margin; when a search starts with under 0.05 s left it
+    answers the legal move drawn for it without searching. Every reply is a legal move."""
+    clock = StillClock(100.0)
+    monkeypatch.setattr(ggp_player, "time", clock)
+    url, engine = server(margin=0.5)
     rules = (RULES_DIR / "connectfour.kif").read_text()
-    assert _post(url, format_message(Message("start", "busy", "red", rules, 10, 2.0))) == "ready"
-    hogs = [multiprocessing.Process(target=_spin, args=(8.0,)) for _ in range(2)]
-    for h in hogs:
-        h.start()
-    try:
-        for moves in (None, None):
-            start = time.perf_counter()
-            reply = _post(url, format_message(Message("play", "busy", moves=moves)))
-            took = time.perf_counter() - start
-            assert reply.startswith("(drop") and took < 2.0
-            break
-    finally:
-        for h in hogs:
-            h.terminate()
-            h.join()
+    assert _post(url, format_message(Message("start", "clocked", "red", rules, 10, 2.0))) == "ready"
+    player = engine.matches["clocked"].player
+    budgets = []
+    choose = player.choose_action
+
+    def spy(state, role=None, time_limit=None):
+        budgets.append(time_limit)
+        return choose(state, role, time_limit=time_limit)
+
+    monkeypatch.setattr(player, "choose_action", spy)
+    first = _post(url, format_message(Message("play", "clocked", moves=None)))
+    assert first.startswith("(drop") and budgets == [pytest.approx(0.8 * (2.0 - 0.5))]
+    # Black's turn: red's one legal move is answered at once, without a search.
+    assert _post(url, format_message(Message("play", "clocked", moves=[first, "noop"]))) == "noop"
+    search = ggp_player._search
+
+    def late(player, state, role, deadline, fallback):  # the search starts 0.01 s before its deadline
+        clock.now = deadline - 0.01
+        return search(player, state, role, deadline, fallback)
+
+    monkeypatch.setattr(ggp_player, "_search", late)
+    third = _post(url, format_message(Message("play", "clocked", moves=["noop", "(drop 4)"])))
+    assert third.startswith("(drop") and len(budgets) == 1
+    match = engine.matches["clocked"]
+    assert third in {match.state.action_to_string(int(a)) for a in match.state.legal_actions(match.role)}
 
 
 def _play_against_random(engine, match_id: str, role: str, name: str, plays: int,

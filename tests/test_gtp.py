@@ -234,6 +234,22 @@ def test_cputime_is_the_process_cpu_time_and_grows():
     assert float(ask(engine, "cputime")[1]) > first >= 0
 
 
+def test_cputime_answers_the_players_clock_exactly(monkeypatch):
+    """``cputime`` reads the clock the players' time budget is measured on: on a clock that
+    reads 0, 1, 2, ..., a move with a budget of 30 costs exactly its 31 readings (the deadline's,
+    29 that let a simulation run, the one past the deadline) and ``cputime``'s own."""
+    import itertools
+
+    from blokuszero.players import base
+
+    ticks = itertools.count()
+    monkeypatch.setattr(base, "CPU_CLOCK", lambda: float(next(ticks)))
+    engine = BlokusGtpEngine({"preset": "alphazero", "simulations": 1000, "time_limit": 30}, seed=0)
+    assert ask(engine, "cputime") == (True, "0.000")
+    assert ask(engine, "genmove blue")[0] and engine.player.last_result.simulations == 29
+    assert ask(engine, "cputime") == (True, "32.000")
+
+
 def test_g_and_p_play_for_the_colour_to_move_and_undo_takes_back():
     engine = random_engine(5)
     empty_key = engine.state.key()
@@ -385,7 +401,9 @@ def test_twogtp_session_drives_two_engine_subprocesses():
         twogtp.send_both("set_game Blokus")
         for game_number in (0, 1):
             board, used = twogtp.play_game(game_number)
-            assert all(u >= 0 for u in used)
+            # Each engine's clock moved over a whole game of move generation (its exact
+            # readings: test_cputime_answers_the_players_clock_exactly).
+            assert min(used) > 0
             expected = " ".join(str(int(s) + 89) for s in board.scores())
             assert twogtp.send_both("final_score") == [expected, expected]
             # each engine's board is the referee's: the same moves in the same order

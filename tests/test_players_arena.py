@@ -93,11 +93,21 @@ def test_arena_is_reproducible_and_stores_every_game(tmp_path):
     assert [r["seed"] for r in sorted(records, key=lambda r: r["index"])] == first["seeds"]
     assert {k: v for k, v in json.loads((tmp_path / "a" / "summary.json").read_text()).items()
             if k != "speed"} == first
-    uct = first["players"]["uct"]
-    assert uct["games"] == 8 and uct["ci_low"] <= uct["win_rate"] <= uct["ci_high"]
-    assert uct["wins"] + first["players"]["random"]["wins"] <= 8
+    # The summary's figures are the games': wins counted from the stored returns (above 0, the
+    # middle of -1..1), the interval Wilson's of those counts, the equal seat their winners.
+    wins = {name: sum(1 for r in records for seat, ret in zip(r["seating"], r["returns"])
+                      if seat == name and ret > 0) for name in ("uct", "random")}
+    for name in ("uct", "random"):
+        p = first["players"][name]
+        assert (p["games"], p["wins"], p["win_rate"]) == (8, wins[name], wins[name] / 8)
+        assert (p["ci_low"], p["ci_high"]) == wilson_interval(wins[name], 8)
+    assert wins["uct"] > wins["random"]
+    assert first["equal_seat"] == (wins["uct"] + wins["random"]) / 8 / 2
     assert {r["seating"][0] for r in records} == {"uct", "random"}  # seats are shuffled
-    assert "uct" in format_summary(first)
+    table = format_summary(first).splitlines()
+    assert "equal seat" in table[1]
+    assert table[2].split()[:4] == ["uct", "8", str(wins["uct"]), f"{wins['uct'] / 8:.1%}"]
+    assert f"{first['equal_seat']:.1%}" in table[2]
 
 
 def test_blokus_games_in_worker_processes_are_stored_as_pentobi_sgf(tmp_path):

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games.ggp import GgpGame
-from ..match.stats import sign_test, wilson_interval
+from ..match.stats import score_rate, sign_test
 from ..players.factory import make_player, resolve_spec
 from ..players.game_loop import play
 from ..players.ggp_uct import parse_experience, switch_distance
@@ -158,7 +158,8 @@ def main_playouts(cells: dict, game: str) -> int:
 
 
 def rate(w: int, l: int, d: int) -> float:
-    return (w + 0.5 * d) / max(w + l + d, 1)
+    """The score (draws half) of ``w`` wins, ``l`` losses and ``d`` draws."""
+    return score_rate(w, d, l)["win_rate"]
 
 
 NOTES = """
@@ -203,14 +204,13 @@ def cmd_report(args) -> None:
                 if (g, p, c) not in cells:
                     continue
                 w = cells[(g, p, c)]
-                n = w["win"] + w["loss"] + w["draw"]
-                lo, hi = wilson_interval(w["win"] + 0.5 * w["draw"], n)
+                r = score_rate(w["win"], w["draw"], w["loss"])
                 paper = PAPER.get(g, {}).get(c)
                 ptxt = "-" if paper is None else f"{paper[0]}-{paper[1]}-{paper[2]}"
                 pp = "-" if paper is None else f"{paper[3]:.2e}"
                 lines.append(f"| {g} | {p} | {c[:-1]} d={c[-1]} | {w['win']}-{w['loss']}-"
-                             f"{w['draw']} | {rate(w['win'], w['loss'], w['draw']):.3f} "
-                             f"({lo:.2f}-{hi:.2f}) | {sign_test(w['win'], w['loss']):.2e} | "
+                             f"{w['draw']} | {r['win_rate']:.3f} "
+                             f"({r['ci_low']:.2f}-{r['ci_high']:.2f}) | {sign_test(w['win'], w['loss']):.2e} | "
                              f"{np.mean(w['cpu']):.1f} | {ptxt} | {pp} |")
     switch_lines = ["| game | self-play games | similar boards found | mean tree distance | "
                     "mean per-distance std | choice | paper distance / std (250 playouts) |",
@@ -287,9 +287,8 @@ def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> Non
             if (g, main[g], c) not in cells:
                 continue
             w = cells[(g, main[g], c)]
-            n = w["win"] + w["loss"] + w["draw"]
-            r = rate(w["win"], w["loss"], w["draw"])
-            lo, hi = wilson_interval(r * n, n)
+            score = score_rate(w["win"], w["draw"], w["loss"])
+            r, lo, hi = score["win_rate"], score["ci_low"], score["ci_high"]
             xs.append(j + (i - len(CONFIGS) / 2 + 0.5) * width)
             ys.append(r)
             errs.append((r - lo, hi - r))

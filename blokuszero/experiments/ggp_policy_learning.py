@@ -39,7 +39,7 @@ from ..files import write_atomic
 from ..games.ggp import GgpGame
 from ..games.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from ..games.ggp.softmax_policy import SoftmaxPolicy
-from ..match.stats import wilson_interval
+from ..match.stats import score_rate
 from ..players.factory import make_player
 from ..players.game_loop import play
 from ..rl import simulation_balancing as sb
@@ -161,11 +161,10 @@ def report(results: dict, game_name: str, docs: Path) -> None:
                   "|---|---|---|---|---|---|"]
         for row in mt["rows"]:
             w, d, lo_ = row["result"]
-            n = w + d + lo_
-            lo, hi = wilson_interval(w + d / 2, n)
+            r = score_rate(w, d, lo_)
             paper = PAPER_TABLE3.get((row["first"], row["second"]), "")
             lines.append(f"| {row['first'].upper()} (vs {row['second'].upper()}) | {w} | {d} | "
-                         f"{lo_} | {(w + d / 2) / n:.3f} [{lo:.3f}, {hi:.3f}] | {paper} |")
+                         f"{lo_} | {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {paper} |")
         lines.append("")
     if results.get("speed"):
         sp = results["speed"]

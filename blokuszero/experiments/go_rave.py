@@ -40,6 +40,8 @@ def report(summary: dict) -> str:
                          ("overall", weighted)):
         lines.append(f"weighted {label:8s} {entry['wins']:4d}/{entry['games']:4d} = {entry['win_rate']:6.1%} "
                      f"[{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
+    lines.append(f"equal seat {summary['equal_seat']:.1%} (winning seats per game / seats: the win rate "
+                 f"of a player as strong as the other)")
     return "\n".join(lines)
 
 

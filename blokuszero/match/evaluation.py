@@ -3,7 +3,8 @@
 The paper's protocol: the network plays without noise, choosing the most visited move after
 800 simulations; the three other seats are MCTS-MaxN with 800 playouts; seating is random per
 game, the first 4 moves uniformly random, 300 games, and the result is the win rate with its 95%
-interval. A shared first place counts as a win (see :mod:`.summary`). Several checkpoints of a run
+interval, read against the equal seat measured from the same games (a shared first place counts as
+a win for each seat in it, so an equal seat wins a little over 25%; see :mod:`.summary`). Several checkpoints of a run
 give a curve, win rate against training step, written as JSON, as a markdown table and drawn as
 a PNG.
 """
@@ -143,12 +144,14 @@ def evaluate(candidates_: Sequence[Candidate], network: Mapping[str, Any], oppon
 
 def curve_point(candidate: Candidate, summary: Mapping[str, Any],
                 cpu_seconds_per_game: float | None = None) -> dict[str, Any]:
-    """One evaluation's figures: win rate with its interval, mean score of each seat type, speed
+    """One evaluation's figures: win rate with its interval, the equal seat of its games, mean
+    score of each seat type, speed
     (``cpu_seconds_per_game``: mean CPU time of the process that played a game, all its seats)."""
     mine, theirs = summary["players"][CANDIDATE], summary["players"][OPPONENT]
     return {"label": candidate.label, "step": candidate.step, "checkpoint": candidate.spec.get("checkpoint"),
             "games": mine["games"], "wins": mine["wins"], "win_rate": mine["win_rate"],
-            "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "mean_score": mine["mean_score"],
+            "ci_low": mine["ci_low"], "ci_high": mine["ci_high"], "equal_seat": summary["equal_seat"],
+            "mean_score": mine["mean_score"],
             "opponent_mean_score": theirs["mean_score"],
             "games_per_hour": summary["speed"]["games_per_hour"],
             "cpu_seconds_per_game": cpu_seconds_per_game}
@@ -157,24 +160,25 @@ def curve_point(candidate: Candidate, summary: Mapping[str, Any],
 def format_curve(curve: Sequence[Mapping[str, Any]]) -> str:
     """The curve as a console table."""
     lines = [f"{'network':28s} {'step':>7s} {'games':>6s} {'win rate':>9s}  {'95% interval':>17s} "
-             f"{'score':>7s} {'opp. score':>10s} {'games/h':>8s}"]
+             f"{'equal seat':>10s} {'score':>7s} {'opp. score':>10s} {'games/h':>8s}"]
     for p in curve:
         speed = f"{p['games_per_hour']:8.1f}" if p["games_per_hour"] else f"{'-':>8s}"
         lines.append(f"{p['label']:28s} {p['step']:7d} {p['games']:6d} {p['win_rate']:9.1%}  "
-                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:7.2f} "
-                     f"{p['opponent_mean_score']:10.2f} {speed}")
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['equal_seat']:10.1%} "
+                     f"{p['mean_score']:7.2f} {p['opponent_mean_score']:10.2f} {speed}")
     return "\n".join(lines)
 
 
 def markdown_curve(curve: Sequence[Mapping[str, Any]]) -> str:
     """The curve as a markdown table (as BENCHMARKS.md prints results): win rates with their 95%
-    Wilson intervals, mean scores, and the CPU seconds a game took where games were played."""
-    lines = ["| network | step | games | wins | win rate | 95% Wilson interval | mean score (network / "
-             "opponents) | CPU s per game |", "|---|---|---|---|---|---|---|---|"]
+    Wilson intervals, the equal seat of the same games (winning seats per game / seats), mean
+    scores, and the CPU seconds a game took where games were played."""
+    lines = ["| network | step | games | wins | win rate | 95% Wilson interval | equal seat | mean score "
+             "(network / opponents) | CPU s per game |", "|---|---|---|---|---|---|---|---|---|"]
     for p in sorted(curve, key=lambda p: p["step"]):
         cost = p.get("cpu_seconds_per_game")
         lines.append(f"| {p['label']} | {p['step']:,} | {p['games']} | {p['wins']:g} | {p['win_rate']:.1%} | "
-                     f"[{p['ci_low']:.1%}, {p['ci_high']:.1%}] | {p['mean_score']:.1f} / "
+                     f"[{p['ci_low']:.1%}, {p['ci_high']:.1%}] | {p['equal_seat']:.1%} | {p['mean_score']:.1f} / "
                      f"{p['opponent_mean_score']:.1f} | {f'{cost:.1f}' if cost else '-'} |")
     return "\n".join(lines)
 
@@ -211,8 +215,9 @@ def plot_curve(curve: Sequence[Mapping[str, Any]], path: str | Path, title: str)
               [100 * max(0.0, p["ci_high"] - p["win_rate"]) for p in points]]
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     ax.errorbar(steps, rates, yerr=errors, marker="o", capsize=4, label="BlokusZero (95% interval)")
-    # Four equal players: a seat wins 25% of games, a little more with shared first places.
-    ax.axhline(25, color="grey", linestyle="--", linewidth=1, label="equal strength (25%)")
+    # An equal seat wins 1/seats of the games, more where first places are shared: measured.
+    equal = 100 * sum(p["equal_seat"] * p["games"] for p in points) / sum(p["games"] for p in points)
+    ax.axhline(equal, color="grey", linestyle="--", linewidth=1, label=f"equal seat ({equal:.1f}%)")
     ax.set_xlabel("training step")
     ax.set_ylabel("win rate (%)")
     ax.set_ylim(0, 100)

@@ -16,7 +16,10 @@ share is ``c / (c + s)`` with its Wilson 95% interval, and the p-value is the ex
 sign test of ``c`` against ``s`` (even odds if the networks are equally strong;
 :func:`blokuszero.match.stats.sign_test`). The verdict (:func:`decide`) is ``ship`` when
 ``c > s`` and ``p < alpha`` (0.05), which makes it a one-sided test at 2.5%, and ``keep``
-otherwise: at 200 decided games the candidate needs 115 or more.
+otherwise: at 200 decided games the candidate needs 115 or more. An equal candidate takes
+half the decided games; the verdict also keeps each network's seat win rate beside the equal
+seat of the same games (:func:`blokuszero.match.stats.equal_seat`: with shared first places it
+is above 1 / seats).
 
 :func:`run_gate` writes ``verdict.json`` in ``out_dir`` beside the match runner's files (every game,
 ``games.jsonl`` with the seeds, ``summary.json``); rerunning it resumes an interrupted gate.
@@ -189,7 +192,7 @@ def run_gate(candidate: str | Path, shipped: str | Path, games: int, seed: int, 
     search = {k: v for k, v in played_as.items() if k not in ("checkpoint", "model", "init_seed")}
     verdict = {**networks, "games": len(records), "seed": seed, "random_opening_moves": random_opening_moves,
                "game": game, "search": search,
-               "statistic": STATISTIC, "shared_games": outcomes["shared"],
+               "statistic": STATISTIC, "shared_games": outcomes["shared"], "equal_seat": summary["equal_seat"],
                **decide(outcomes[CANDIDATE], outcomes[SHIPPED], alpha),
                "seats": {name: {k: summary["players"][name][k]
                                 for k in ("games", "wins", "win_rate", "ci_low", "ci_high", "mean_score")}
@@ -217,7 +220,11 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
              f"shared {verdict['shared_games']}",
              f"candidate share {verdict['candidate_share']:.1%} [{verdict['ci_low']:.1%}, "
              f"{verdict['ci_high']:.1%}] (Wilson 95%), sign test p = {verdict['p_value']:.3g} "
-             f"(alpha {verdict['alpha']:g})",
+             f"(alpha {verdict['alpha']:g}; an equal candidate's share is 50%)",
+             "seat win rates: " + ", ".join(
+                 f"{name} {seat['win_rate']:.1%} [{seat['ci_low']:.1%}, {seat['ci_high']:.1%}]"
+                 for name, seat in verdict["seats"].items())
+             + f"; equal seat {verdict['equal_seat']:.1%} (winning seats per game / seats)",
              f"verdict: {verdict['verdict']}"]
     if verdict.get("shipped_to"):
         lines.append(f"shipped: {verdict['shipped_to']} now holds the candidate's network "

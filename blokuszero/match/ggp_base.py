@@ -28,7 +28,7 @@ from ..files import write_atomic
 from ..games.ggp.kif import parse_kif
 from ..processes import stop_process
 from .ggp_manager import post
-from .stats import wilson_interval
+from .stats import score_rate
 
 OURS, THEIRS = "blokuszero", "SampleMonteCarloGamer"
 ERROR_CODES = {"IL": "illegal", "TO": "timeout", "CE": "connection"}
@@ -242,10 +242,8 @@ def format_tally(rows: Sequence[dict]) -> str:
              "CE ours/theirs | past the play clock ours/theirs | our latest reply (play clock) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        decided = row["wins"] + row["draws"] + row["losses"]
-        score = row["wins"] + 0.5 * row["draws"]
-        low, high = wilson_interval(score, decided)
-        rate = f"{score / decided:.2f} [{low:.2f}, {high:.2f}]" if decided else "-"
+        r = score_rate(row["wins"], row["draws"], row["losses"])
+        rate = f"{r['win_rate']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]" if r["games"] else "-"
         o, t = row["ours"], row["theirs"]
         lines.append(f"| {row['game']} | {row['games']}" + (f" ({row['incomplete']} unfinished)" if row["incomplete"]
                                                            else "")

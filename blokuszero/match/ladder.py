@@ -7,6 +7,11 @@ method, with one player (the anchor) held at 0. The pairs of one game are not in
 good game lifts a player above all three others), so the standard errors are the cluster-robust
 (sandwich) ones with the game as cluster, or the model-based ones where those are larger; with
 one pair per game the two are equal.
+
+Beside the Elo, the ladder prints each player's ``pair score`` (the share of its pairwise results
+it won; an equal player scores 50%) and its seat win rate with the equal seat of the games it
+played (:func:`.stats.seat_win_rates`: a shared first place is a win for every seat in it, so
+an equal seat of four wins a little over 25%).
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from ..games.registry import make_game
 from ..players.factory import PRESETS, resolve_spec, trained_search
 from .runner import load_records
+from .stats import seat_win_rates
 
 ELO_PER_NATURAL_UNIT = 400 / math.log(10)  # Elo points per unit of the logistic model's log-odds
 
@@ -192,10 +199,12 @@ def describe(spec: Mapping[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
-def load_games(root: str | Path) -> list[list[tuple[str, float]]]:
+def load_seats(root: str | Path) -> list[list[tuple[str, float, bool]]]:
     """Every stored game under ``root`` (each directory with ``match.json`` and ``games.jsonl``,
-    as the arena and evaluations write them), seats named by :func:`describe` and, where the match
-    recorded it, the network's sha256 (its first 8 hex digits)."""
+    as the arena and evaluations write them), one (player, score, won) per seat: players named by
+    :func:`describe` and, where the match recorded it, the network's sha256 (its first 8 hex
+    digits); a seat won when its return is above the middle of the game's utility range, as in
+    the match summaries."""
     games = []
     for match_file in sorted(Path(root).rglob("match.json")):
         games_file = match_file.with_name("games.jsonl")
@@ -205,19 +214,47 @@ def load_games(root: str | Path) -> list[list[tuple[str, float]]]:
         networks = stored.get("networks", {})  # by digest: one file may have held several networks
         names = {name: describe(spec) + (f" [{networks[name][:8]}]" if name in networks else "")
                  for name, spec in stored["players"].items()}
+        game = make_game(stored["game"], **stored.get("game_options", {}))
+        middle = (game.min_utility + game.max_utility) / 2
         for record in load_records(games_file):
-            games.append([(names[seat], float(score)) for seat, score in zip(record["seating"], record["scores"])])
+            games.append([(names[seat], float(score), ret > middle) for seat, score, ret
+                          in zip(record["seating"], record["scores"], record["returns"])])
     return games
 
 
-def format_ladder(ratings: Sequence[Rating]) -> str:
-    """The ladder as a console table."""
+def scores(games: Sequence[Sequence[tuple[str, float, bool]]]) -> list[list[tuple[str, float]]]:
+    """:func:`load_seats` games without the wins: (player, score) per seat, what :func:`fit_elo` reads."""
+    return [[(player, score) for player, score, _ in game] for game in games]
+
+
+def load_games(root: str | Path) -> list[list[tuple[str, float]]]:
+    """Every stored game under ``root`` as :func:`fit_elo` reads it (see :func:`load_seats`)."""
+    return scores(load_seats(root))
+
+
+def seat_rates(games: Sequence[Sequence[tuple[str, float, bool]]]) -> dict[str, dict[str, float]]:
+    """Per player of :func:`load_seats` games: seat win rate, its interval and the equal seat."""
+    return seat_win_rates([(player, won) for player, _, won in game] for game in games)
+
+
+LADDER_NOTE = ("pair score: the share of a player's pairwise results it won (1 for the higher score "
+               "of two seats, 1/2 each if equal), 50% for an equal player; seat wins: the share of its "
+               "seats that won (shared first places all win), read against the equal seat of the games "
+               "it played (winning seats per game / seats)")
+
+
+def format_ladder(ratings: Sequence[Rating], rates: Mapping[str, Mapping[str, float]]) -> str:
+    """The ladder as a console table, each player's seat win rate beside its equal seat
+    (``rates``: :func:`seat_rates`), and a note saying what the columns mean."""
     width = max(len("player"), *(len(r.player) for r in ratings))
-    lines = [f"{'rank':>4s}  {'player':{width}s} {'Elo':>7s} {'+-SE':>6s} {'games':>6s} {'pair score':>10s}"]
+    lines = [f"{'rank':>4s}  {'player':{width}s} {'Elo':>7s} {'+-SE':>6s} {'games':>6s} {'pair score':>10s} "
+             f"{'seat wins':>9s} {'95% interval':>15s} {'equal seat':>10s}"]
     for rank, r in enumerate(ratings, 1):
         se = "anchor" if r.se == 0 else f"{r.se:6.1f}"
-        lines.append(f"{rank:4d}  {r.player:{width}s} {r.elo:7.1f} {se:>6s} {r.games:6d} {r.score:10.1%}")
-    return "\n".join(lines)
+        w = rates[r.player]
+        lines.append(f"{rank:4d}  {r.player:{width}s} {r.elo:7.1f} {se:>6s} {r.games:6d} {r.score:10.1%} "
+                     f"{w['win_rate']:9.1%} [{w['ci_low']:5.1%}, {w['ci_high']:5.1%}] {w['equal_seat']:10.1%}")
+    return "\n".join(lines + [LADDER_NOTE])
 
 
 def plot_ladder(ratings: Sequence[Rating], path: str | Path, title: str) -> None:

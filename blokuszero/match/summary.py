@@ -1,9 +1,11 @@
-"""Summaries of a match's games: wins per player and per seat with Wilson intervals, CPU time per
-move, the console table.
+"""Summaries of a match's games: wins per player and per seat with Wilson intervals, the equal
+seat they are read against, CPU time per move, the console table.
 
 A seat wins a game when its return is above the middle of the game's utility range (0 for
 returns in -1..1, 50 for GDL goals 0-100): with Blokus' returns, a shared first place counts as
-a win for every colour that shares it; a draw at the middle is no win.
+a win for every colour that shares it; a draw at the middle is no win. The equal seat
+(:func:`.stats.equal_seat`) is measured from the same games: mean winning seats per game over
+the number of seats (25% for four seats with no shared first place, more with them).
 """
 
 from __future__ import annotations
@@ -15,21 +17,19 @@ import numpy as np
 
 from ..players.factory import player_settings
 from .arena import Match
-from .stats import wilson_interval
+from .stats import equal_seat, win_rate
 
 
 def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per player name: games (seats taken), wins, win rate with Wilson 95% interval, mean score,
-    and the same per seat (``by_seat``: Go's Black and White, Blokus' colours)."""
+    and the same per seat (``by_seat``: Go's Black and White, Blokus' colours); ``equal_seat``:
+    the win rate of an equal seat in these games."""
 
     game = match.make_game()
     middle = (game.min_utility + game.max_utility) / 2
 
     def rate(results: list[tuple[float, float]]) -> dict[str, Any]:
-        wins = sum(1 for ret, _ in results if ret > middle)
-        low, high = wilson_interval(wins, len(results))
-        return {"games": len(results), "wins": wins, "win_rate": wins / len(results) if results else 0.0,
-                "ci_low": low, "ci_high": high,
+        return {**win_rate(sum(1 for ret, _ in results if ret > middle), len(results)),
                 "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
 
     players = {}
@@ -44,7 +44,10 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
             "game_options": dict(match.game_options), "seating": match.seating, "referee": match.referee,
             "win_rule": f"a seat wins when its return is above {middle:g}, the middle of the game's "
                         f"utility range; shared first places all win",
-            "seeds": [r["seed"] for r in records], "players": players}
+            "seeds": [r["seed"] for r in records],
+            "equal_seat": equal_seat([sum(ret > middle for ret in r["returns"]) for r in records],
+                                     len(match.seats)),
+            "players": players}
 
 
 def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
@@ -63,12 +66,15 @@ def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None
 def format_summary(summary: Mapping[str, Any]) -> str:
     """The summary as a table for the console."""
     lines = [f"{summary['game']}: {summary['games']} games, first {summary['random_opening_moves']} "
-             f"moves random", f"{'player':20s} {'seats':>6s} {'wins':>6s} {'win rate':>9s}  "
-             f"{'95% interval':>17s} {'mean score':>10s} {'CPU s/move':>10s}"]
+             f"moves random; equal seat: the win rate of a seat as strong as the others, winning "
+             f"seats per game / seats (shared first places all win)",
+             f"{'player':20s} {'seats':>6s} {'wins':>6s} {'win rate':>9s}  {'95% interval':>17s} "
+             f"{'equal seat':>10s} {'mean score':>10s} {'CPU s/move':>10s}"]
     for name, p in summary["players"].items():
         cpu = (summary.get("speed") or {}).get("cpu_seconds_per_move", {}).get(name)
         lines.append(f"{name:20s} {p['games']:6d} {p['wins']:6d} {p['win_rate']:9.1%}  "
-                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {p['mean_score']:10.2f} "
+                     f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {summary['equal_seat']:10.1%} "
+                     f"{p['mean_score']:10.2f} "
                      f"{'-' if cpu is None else f'{cpu:.4f}':>10s}")
     speed = summary.get("speed") or {}
     if speed.get("games_per_hour"):

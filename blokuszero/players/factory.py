@@ -11,7 +11,6 @@ the command lines' shorthand for them (``mc:random:100``).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -33,7 +32,7 @@ from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
 from ..settings import SettingError, Settings, check_value, declared, setting
-from . import ggp_uct
+from . import base, ggp_uct
 from .base import Player, RandomPlayer
 from .daihinmin_default_client import DefaultClient
 from .daihinmin_mc import MonteCarloClient, MonteCarloPlayer
@@ -86,11 +85,6 @@ PRESETS: dict[str, dict[str, Any]] = {
     # clock's (time_limit) where a simulation count does not bound it.
     "ggp_uct": {"kind": "ggp_uct", "c": 0.7, "playout": "uniform"},
 }
-
-#: The clock of ``time_limit`` for the MCTS and network players made here: CPU seconds of this
-#: process, so that a budget buys the same search however busy the machine is (the arena plays a
-#: game in one process, one seat at a time; a network on CUDA is not counted while the CPU waits).
-SEARCH_CLOCK = time.process_time
 
 _MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
 _RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
@@ -304,7 +298,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
         "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=SEARCH_CLOCK),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=base.CPU_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 
@@ -367,7 +361,7 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
              if s.get("n_prior", 0) > 0 else [])
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
-                           clock=SEARCH_CLOCK),
+                           clock=base.CPU_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 

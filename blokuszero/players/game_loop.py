@@ -2,7 +2,9 @@
 
 :func:`play` asks the player to move (every player at a simultaneous-move state, each for its
 own action), draws chance outcomes, plays random opening moves, tells every player each move,
-and keeps the per-seat CPU clock. Hooks for what differs between callers:
+and keeps the per-seat CPU clock (:data:`~blokuszero.players.base.CPU_CLOCK` read around each
+move a seat chooses: its whole search, the kept subtree's copy and the root's expansion
+included; an external engine's own CPU time, as it reports it, added). Hooks for what differs between callers:
 
 - a resignation (:class:`~blokuszero.players.base.Resign`) ends a two-player game;
 - a player that fails (:class:`~blokuszero.players.base.PlayerFailure`: an engine that crashes,
@@ -20,7 +22,6 @@ and keeps the per-seat CPU clock. Hooks for what differs between callers:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -28,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, Game, State
+from . import base
 from .base import Player, PlayerFailure, Resign
 
 ON_FAILURE = ("forfeit", "random", "raise")
@@ -104,7 +106,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
 
     def choose(p: int, simultaneous: bool) -> int | None:
         """Seat ``p``'s legal move, timed; None when the game ended by its resignation or fault."""
-        cpu = time.process_time()
+        cpu = base.CPU_CLOCK()
         try:
             action = players[p].choose_action(state, p) if simultaneous else players[p].choose_action(state)
         except Resign:
@@ -116,7 +118,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
         except PlayerFailure as err:
             return fail(p, str(err), "F")
         finally:
-            out.cpu_by_seat[p] += time.process_time() - cpu + players[p].outside_cpu()
+            out.cpu_by_seat[p] += base.CPU_CLOCK() - cpu + players[p].outside_cpu()
         out.chosen_by_seat[p] += 1
         if action not in state.legal_actions(p if simultaneous else None):
             text = state.action_to_string(action) if 0 <= action < game.num_actions else str(action)

@@ -17,7 +17,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from ..games.encoding import Encoder
 
-EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "mean_score", "opponent_mean_score")
+EVAL_KEYS = ("win_rate", "ci_low", "ci_high", "equal_seat", "mean_score", "opponent_mean_score")
 #: The final board's picture is at least this many pixels a side, so that TensorBoard shows it readably.
 PICTURE_PIXELS = 400
 _EMPTY = (235, 230, 218)

@@ -457,7 +457,8 @@ class Trainer:
         self._evaluating = None
         self.metrics.evaluation(point)
         self.say(f"evaluation of step {point['step']}: win rate {point['win_rate']:.1%} "
-                 f"[{point['ci_low']:.1%}, {point['ci_high']:.1%}] in {point['games']} games")
+                 f"[{point['ci_low']:.1%}, {point['ci_high']:.1%}] (equal seat {point['equal_seat']:.1%}) "
+                 f"in {point['games']} games")
 
     def _finish_evaluations(self) -> None:
         """Wait for the evaluation under way and, if wanted, evaluate the last step too."""

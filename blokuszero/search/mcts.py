@@ -37,6 +37,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -184,9 +185,15 @@ class MCTS:
     ``sampler`` overrides where simulations start (default: the root itself, or with
     ``config.determinized`` a determinization for the searching player). ``clock`` gives the
     seconds ``config.time_limit`` is measured in (tests drive a fake one); a timed search reads
-    it once at its start and then before each simulation (each batch of ``leaves_per_batch``
-    leaves, each chunk of compiled simulations), and stops at the first reading at or past its
-    deadline.
+    it once at its start, before the tree of the moves played since the last search is cut down
+    to the kept subtree and the root is expanded (both in the budget), and then before each
+    simulation (each batch of ``leaves_per_batch`` leaves, each chunk of compiled simulations),
+    and stops at the first reading at or past its deadline once one simulation has run (a
+    move needs a root with children).
+
+    :meth:`advance` only notes the move played: the kept subtree is copied out when the tree is
+    next read (by the next search, inside its budget and its player's move), never between
+    moves, where no budget or clock of the player's would see it.
     """
 
     def __init__(self, game: Game, config: MCTSConfig, rule: SelectionRule, evaluator: Evaluator,
@@ -216,7 +223,8 @@ class MCTS:
         self.sampler = sampler or (determinization_sampler if config.determinized else clone_sampler)
         self.utility = (float(game.min_utility), float(game.max_utility))
         self.joint_rule = Exp3(config.exp3_gamma)
-        self.tree: Tree | None = None
+        self._tree: Tree | None = None
+        self._played: list[tuple[str, Any, int | None]] = []  # moves told since the tree's root: see advance()
         self.root_player = 0
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
         # An evaluator that gives priors to nodes expanded on the way down (PlayoutPriors).
@@ -229,10 +237,10 @@ class MCTS:
         the searching player (default: the one to move); ``simulations``, ``time_limit``: this
         search's budgets instead of the configured ones."""
         budget = self.config.simulations if simulations is None else simulations
-        self.begin(state, player, budget)
         cfg = self.config
         seconds = cfg.time_limit if time_limit is None else time_limit
         deadline = None if seconds is None else self.clock() + seconds
+        self.begin(state, player, budget)
         done = 0
         parts = compiled_parts(self, state)
         if parts is not None:
@@ -240,12 +248,12 @@ class MCTS:
             if deadline is None:
                 done = simulate(self, state, budget, parts, scratch)
             while deadline is not None and (budget < 1 or done < budget) and (
-                    self.clock() < deadline):
+                    self.clock() < deadline or done == 0):
                 chunk = TIMED_CHUNK if budget < 1 else min(TIMED_CHUNK, budget - done)
                 done += simulate(self, state, chunk, parts, scratch)
             return self.result(done)
         while (budget < 1 or done < budget) and (
-                deadline is None or self.clock() < deadline):
+                deadline is None or self.clock() < deadline or done == 0):
             # An unexpanded root gives every leaf of a batch the same path: expand it alone.
             count = cfg.leaves_per_batch if self.tree.is_expanded(ROOT) else 1
             count = count if budget < 1 else min(count, budget - done)
@@ -395,17 +403,33 @@ class MCTS:
         for e in self.enhancements:
             e.on_backup(tree, simulation)
 
+    @property
+    def tree(self) -> Tree | None:
+        """The search tree, rooted at the position after the moves :meth:`advance` was told of
+        (the kept subtree is copied out here, at the first reading after them)."""
+        if self._played:
+            played, self._played = self._played, []
+            for kind, move, player in played:
+                if self._tree is None:
+                    break
+                self._keep(self._tree.child_with_action(ROOT, move, player) if kind == "turn"
+                           else self._tree.joint.get(ROOT, {}).get(move, -1))
+        return self._tree
+
+    @tree.setter
+    def tree(self, tree: Tree | None) -> None:
+        self._tree, self._played = tree, []
+
     def advance(self, action: int, player: int | None = None) -> None:
-        """The game moved on by ``action``: keep the matching subtree (or forget the tree)."""
-        if self.tree is None or not self.config.reuse_tree:
-            return
-        self._keep(self.tree.child_with_action(ROOT, action, player))
+        """The game moved on by ``action``: keep the matching subtree (or forget the tree) when
+        the tree is next read."""
+        if self._tree is not None and self.config.reuse_tree:
+            self._played.append(("turn", action, player))
 
     def advance_joint(self, joint: Sequence[int]) -> None:
         """The game moved on by the joint action ``joint`` (a simultaneous-move root)."""
-        if self.tree is None or not self.config.reuse_tree:
-            return
-        self._keep(self.tree.joint.get(ROOT, {}).get(tuple(int(a) for a in joint), -1))
+        if self._tree is not None and self.config.reuse_tree:
+            self._played.append(("joint", tuple(int(a) for a in joint), None))
 
     def result(self, simulations: int) -> SearchResult:
         """Root statistics now (``simulations``: how many this search ran)."""
@@ -437,11 +461,11 @@ class MCTS:
 
     # ---------------------------------------------------------------- helpers
     def _keep(self, child: int) -> None:
-        if child < 0 or not (self.tree.is_expanded(child) or child in self.tree.joint):
-            self.tree = None
+        if child < 0 or not (self._tree.is_expanded(child) or child in self._tree.joint):
+            self._tree = None
             return
         # The next search checks the new root's key against the state it is given.
-        self.tree = self.tree.subtree(child)
+        self._tree = self._tree.subtree(child)
 
     def _prior(self, state: State, actions: np.ndarray, movers: np.ndarray,
                evaluation: Evaluation | None) -> np.ndarray:

@@ -18,7 +18,6 @@ refused command answers ``? reason`` and leaves the game as it was.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
+from ...players import base
 from ...players.factory import make_player, player_options, resolve_spec
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
@@ -91,7 +91,7 @@ class BlokusGtpEngine(GtpEngine):
             "showboard": no_arguments("showboard", self._showboard),
             "loadsgf": self._loadsgf,
             "savesgf": self._savesgf,
-            "cputime": no_arguments("cputime", lambda: f"{time.process_time():.3f}"),
+            "cputime": no_arguments("cputime", lambda: f"{base.CPU_CLOCK():.3f}"),
             "set_random_seed": self._set_random_seed,
             "get_value": no_arguments("get_value", self._get_value),
             "param": self._param,
