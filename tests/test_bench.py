@@ -93,9 +93,13 @@ def _gumbel(r: dict) -> None:
 
 
 def _nn(r: dict) -> None:
-    [row] = r["results"]
-    assert (row["model"], row["batch"]) == ("b2c32conv", 2)
-    _rates({k: row[k] for k in ("forward_per_s", "evaluate_per_s")}, {"forward_per_s", "evaluate_per_s"})
+    by_torch, by_onnx = r["results"]
+    for row, backend in ((by_torch, "torch"), (by_onnx, "onnxruntime")):
+        assert (row["model"], row["batch"], row["backend"]) == ("b2c32conv", 2, backend)
+        assert row["evaluate_per_s"] == pytest.approx(2 / row["evaluate_ms"] * 1e3)
+        assert row["forward_per_s"] == pytest.approx(2 / row["forward_ms"] * 1e3)
+    # The first backend is the reference; the other runs the same network.
+    assert by_torch["max_abs_diff"] == 0 and 0 < by_onnx["max_abs_diff"] < 1e-4
 
 
 def _search(r: dict) -> None:
@@ -151,6 +155,18 @@ def test_the_search_benchmark_counts_simulations_over_cpu_seconds(monkeypatch):
     # Two positions of 20 simulations each between readings 0 (CPU) and 2 (CPU), 1 and 3 (wall).
     assert search.measure(states, 20) == {"simulations_per_cpu_s": 20.0, "simulations_per_s": 20.0,
                                           "simulations": 40}
+
+
+def test_the_network_benchmark_times_calls_on_the_cpu_clock(monkeypatch):
+    import torch
+
+    from blokuszero.bench import nn
+
+    monkeypatch.setattr(nn, "time", FakeTime(0.5))
+    calls = []
+    # After one warm-up call, calls until 2 CPU-seconds have passed: 4 calls of 0.5 s each.
+    assert nn.latency(calls.append, 2.0, torch.device("cpu")) == 500.0
+    assert calls == [0, 1, 2, 3, 4]
 
 
 def test_the_daihinmin_server_benchmark_counts_games_over_seconds(monkeypatch):

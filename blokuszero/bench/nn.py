@@ -17,6 +17,7 @@ run eagerly, in channels-last memory format and through ``torch.compile``. Usage
 from __future__ import annotations
 
 import copy
+import itertools
 import platform
 import time
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from ..games.blokus import BlokusState
 from ..games.blokus.encoder import BlokusEncoder, encode_batch
 from ..nn import NetworkEvaluator, build_model
 from ..nn.backends import BACKENDS, BackendError
-from .harness import every_position, finish, load, parser
+from .harness import every_position, finish, load, parser, timed_rate
 
 
 def positions(count: int, seed: int = 0, games: int | None = None) -> list[BlokusState]:
@@ -57,18 +58,20 @@ def rate(step: Callable[[int], None], batch: int, seconds: float, device: torch.
 
 
 def latency(step: Callable[[int], None], seconds: float, device: torch.device, warmup: int = 1) -> float:
-    """CPU milliseconds of this process per call of ``step(i)`` (on CUDA: wall milliseconds, each
-    call finished), over about ``seconds`` after ``warmup`` calls."""
-    clock = time.perf_counter if device.type == "cuda" else time.process_time
+    """CPU milliseconds of this process per call of ``step(i)`` (i counts calls; on CUDA: wall
+    milliseconds, each call finished), over about ``seconds`` after ``warmup`` calls."""
     for _ in range(warmup):
         step(0)
-    calls, start = 0, clock()
-    while calls == 0 or clock() - start < seconds:
-        step(calls + 1)
-        calls += 1
+    calls = itertools.count(1)
+
+    def one() -> float:
+        step(next(calls))
         if device.type == "cuda":
-            torch.cuda.synchronize()
-    return (clock() - start) / calls * 1e3
+            torch.cuda.synchronize()  # time the work, not the launches
+        return 1.0
+
+    per_s, _ = timed_rate(one, seconds, time.perf_counter if device.type == "cuda" else time.process_time)
+    return 1e3 / per_s
 
 
 def measure(name: str, batches: list[int], states: list[BlokusState], seconds: float, device: torch.device,
