@@ -9,8 +9,8 @@ import pytest
 
 from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.games.registry import make_game
-from blokuszero.match.arena import Match
-from blokuszero.match.runner import run_match
+from blokuszero.match.arena import Match, game_seed
+from blokuszero.match.runner import _play_games, run_match
 from blokuszero.match.stats import wilson_interval
 from blokuszero.match.summary import format_summary
 from blokuszero.players import make_player, resolve_spec
@@ -108,6 +108,17 @@ def test_arena_is_reproducible_and_stores_every_game(tmp_path):
     assert "equal seat" in table[1]
     assert table[2].split()[:4] == ["uct", "8", str(wins["uct"]), f"{wins['uct'] / 8:.1%}"]
     assert f"{first['equal_seat']:.1%}" in table[2]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_progress_bar_hears_every_move_of_every_game(workers):
+    match = Match("tictactoe", ["a", "a"], {"a": {"preset": "random"}})
+    heard: dict[int, list[int]] = {}
+    records = list(_play_games(match, [(i, game_seed(5, i)) for i in range(4)], workers, "process", 0.0, None,
+                               lambda index, moves: heard.setdefault(index, []).append(moves)))
+    assert sorted(heard) == [0, 1, 2, 3]
+    for record in records:  # before each move, the moves played so far
+        assert heard[record["index"]] == list(range(len(record["moves"])))
 
 
 def test_blokus_games_in_worker_processes_are_stored_as_pentobi_sgf(tmp_path):

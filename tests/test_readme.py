@@ -145,8 +145,19 @@ COMMANDS: dict[str, Run] = {
     "\"pentobi-gtp --quiet --noresign --level 3\"}' out_dir=evaluations/pentobi/L3_priors16":
         Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
     # It draws the matches above (no other matches are stored yet at this point of the pages).
+    "python scripts/arena.py games=100 seed=39 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
+    "network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt}' '+players.pentobi={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=evaluations/pentobi/L5_network":
+        Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
     "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
         Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=10 seed=390 workers=1 'seats=[p,p,p,p]' '+players.p={kind: gtp, command: "
+    "\"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=equal_time/pentobi_L5":
+        Run(("games=1", "progress=false"), needs="pentobi-gtp"),
+    "python scripts/arena.py games=100 seed=391 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
+    "network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, time_limit: 0.0253}' '+players.pentobi={kind: gtp, "
+    "command: \"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=equal_time/L5":
+        Run(("games=1", "progress=false"), needs="pentobi-gtp"),
     "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
         Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
     "python scripts/arena.py games=100 'seats=[brs,random,random,random]' "

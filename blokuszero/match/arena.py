@@ -73,11 +73,13 @@ def game_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
+def play_game(match: Match, index: int, seed: int, moves: Any = None) -> dict[str, Any]:
     """Play one game; return its record (seating, moves, returns, scores, seed, SGF for Blokus and
     Go, and the result when a resignation, a refused move or the referee decided it). In a
     two-player game a player that fails (a GTP engine that crashes, refuses a move or answers
-    an illegal one) forfeits it, ``forfeit`` saying why, and the match goes on."""
+    an illegal one) forfeits it, ``forfeit`` saying why, and the match goes on. ``moves``: a
+    queue (``put``) that is sent ``(index, moves played so far)`` before each move, for a
+    progress bar in another process."""
     game = match.make_game()
     rng = np.random.default_rng(seed)
     if match.seating == "rotate":  # two players: colours alternate game by game
@@ -96,7 +98,8 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
             players[-1].reset()
         try:
             played = play(game, state, players, rng, names=[f"player {name!r}" for name in seating],
-                          random_opening_moves=match.random_opening_moves, referee=referee)
+                          random_opening_moves=match.random_opening_moves, referee=referee,
+                          on_move=None if moves is None else lambda n: moves.put((index, n)))
         except ValueError as err:
             raise ValueError(f"game {index}: {err}") from None
     finally:
@@ -110,7 +113,8 @@ def play_game(match: Match, index: int, seed: int) -> dict[str, Any]:
               "returns": returns.tolist(), "scores": np.asarray(scores).tolist(),
               "seconds": time.perf_counter() - start,
               # CPU time of this process (one thread per worker): what a game costs on a free
-              # core, however busy the machine; an external GTP engine's own time is not in it
+              # core, however busy the machine; an external GTP engine's own time is not in it,
+              # but is in its seat's (as the engine reports it)
               "cpu_seconds": time.process_time() - cpu_start,
               "cpu_seconds_by_seat": played.cpu_by_seat, "moves_chosen_by_seat": played.chosen_by_seat}
     if played.result is not None:

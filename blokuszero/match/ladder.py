@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..games.registry import make_game
-from ..players.factory import PRESETS, resolve_spec, trained_search
+from ..players.factory import PRESETS, player_settings, resolve_spec
 from .runner import load_records
 from .stats import seat_win_rates
 
@@ -164,11 +165,6 @@ def checkpoint_run(path: str | Path) -> str:
     return run.parent.name if run.name in ("eval", "curve") else run.name
 
 
-def _trained_search(checkpoint: str | None) -> dict[str, Any]:
-    # A stored match may name a checkpoint that is gone: its defaults are then the preset's.
-    return trained_search(checkpoint) if checkpoint and Path(checkpoint).is_file() else {}
-
-
 def describe(spec: Mapping[str, Any]) -> str:
     """A short, readable name of a resolved player spec (what the ladder prints)."""
     spec = dict(spec)
@@ -180,13 +176,20 @@ def describe(spec: Mapping[str, Any]) -> str:
             name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else str(path)
         else:
             name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
-        # Search options away from those it plays with by default (the preset's, and the
-        # search its run trained with) change the player; where it runs does not.
-        preset = resolve_spec({"preset": "alphazero", **_trained_search(spec.get("checkpoint"))})
-        ignored = {"checkpoint", "model", "init_seed", "simulations", "device", "cache_size"}
+        # Search options away from those it plays with by default (its preset's, the network
+        # preset's where it searches over playouts, and the search its run trained with) change
+        # the player; where and how the network runs does not.
+        preset = "network" if spec.get("leaf_playouts") else "alphazero"
+        # A stored match may name a checkpoint that is gone: its defaults are then the preset's.
+        checkpoint = spec.get("checkpoint")
+        default = player_settings({"preset": preset,
+                                   "checkpoint": checkpoint if checkpoint and Path(checkpoint).is_file() else None})
+        budget = f"{sims} sims" if sims else f"{spec.get('time_limit'):g} CPU-s a move"
+        ignored = {"checkpoint", "model", "init_seed", "simulations", "device", "cache_size", "backend",
+                   *(("time_limit",) if not sims else ())}
         extra = "".join(f", {k}={v}" for k, v in sorted(spec.items())
-                        if k not in ignored and k != "kind" and preset.get(k, 0.0) != v)
-        return f"{name}, {sims} sims{extra}"
+                        if k not in ignored and k != "kind" and default.get(k, 0.0) != v)
+        return f"{name}, {'network preset, ' if preset == 'network' else ''}{budget}{extra}"
     if kind == "gtp":
         # The program's name, not where it was built: the same engine from two folders is one player.
         command = str(spec.get("command", "")).split(" ", 1)
@@ -265,13 +268,18 @@ def plot_ladder(ratings: Sequence[Rating], path: str | Path, title: str) -> None
     import matplotlib.pyplot as plt
 
     shown = list(reversed(ratings))  # the strongest at the top
-    fig, ax = plt.subplots(figsize=(8.0, 0.45 * len(shown) + 1.4), dpi=100)
+    # Players' descriptions (a checkpoint path, an engine's command line) and the title are
+    # wrapped, never cut: the figure grows a line's height for each extra line.
+    labels = ["\n".join(textwrap.wrap(r.player, 50, break_on_hyphens=False)) for r in shown]
+    heading = "\n".join(textwrap.wrap(title, 90))
+    rows = sum(label.count("\n") + 1 for label in labels)
+    fig, ax = plt.subplots(figsize=(10.0, 0.3 * rows + 0.2 * len(shown) + 1.2 + 0.2 * heading.count("\n")), dpi=100)
     ax.barh(range(len(shown)), [r.elo for r in shown], xerr=[1.96 * r.se for r in shown], capsize=3,
             color=["grey" if r.se == 0 else "tab:blue" for r in shown])
-    ax.set_yticks(range(len(shown)), [r.player for r in shown], fontsize=7)
+    ax.set_yticks(range(len(shown)), labels, fontsize=7)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("Elo (anchor = 0; bars: 95% interval)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(heading, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -117,8 +118,10 @@ def _resume(definition: dict[str, Any], seed: int, games: int, out_dir: Path) ->
 
 
 def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend: str,
-                gpus_per_worker: float, ray_address: str | None) -> Iterator[dict]:
-    """Records of the games ``jobs`` = [(index, seed)], in the order they finish."""
+                gpus_per_worker: float, ray_address: str | None, moves: Callable[[int, int], None]) -> Iterator[dict]:
+    """Records of the games ``jobs`` = [(index, seed)], in the order they finish; ``moves(index,
+    moves played)`` is called before each move of the games played here or in local workers
+    (not of Ray's tasks)."""
     if backend == "ray":
         import ray
 
@@ -136,16 +139,22 @@ def _play_games(match: Match, jobs: list[tuple[int, int]], workers: int, backend
                 ray.shutdown()
     elif workers <= 1:
         set_math_threads(1)
+        here = SimpleNamespace(put=lambda item: moves(*item))
         for i, s in jobs:
-            yield play_game(match, i, s)
+            yield play_game(match, i, s, here)
     else:
         # spawn, not fork: workers must not inherit threads (torch, Ray) of the parent.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=set_math_threads) as pool:
-            futures = [pool.submit(play_game, match, i, s) for i, s in jobs]
-            for future in as_completed(futures):
-                yield future.result()
+        with context.Manager() as manager, ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                                               initializer=set_math_threads) as pool:
+            sent = manager.Queue()
+            pending = {pool.submit(play_game, match, i, s, sent) for i, s in jobs}
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                while not sent.empty():
+                    moves(*sent.get())
+                for future in done:
+                    yield future.result()
 
 
 BACKENDS = ("process", "ray")
@@ -188,12 +197,28 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     bar = tqdm(total=games, initial=len(records), disable=not progress, unit="game",
                desc=label or f"{match.game} arena")
 
+    rate_text = ""
+    playing: dict[int, int] = {}  # moves played so far in each game under way
+
+    def show() -> None:
+        under_way = ", ".join(f"game {i} move {n}" for i, n in sorted(playing.items()))
+        bar.set_postfix_str("; ".join(t for t in (rate_text, under_way) if t))
+
     def show_rate() -> None:
+        nonlocal rate_text
         rate = summarise(match, records)["players"][watched]
-        bar.set_postfix_str(f"{watched} {rate['win_rate']:.1%} [{rate['ci_low']:.1%}, {rate['ci_high']:.1%}]")
+        rate_text = f"{watched} {rate['win_rate']:.1%} [{rate['ci_low']:.1%}, {rate['ci_high']:.1%}]"
+        show()
+
+    def show_moves(index: int, moves: int) -> None:
+        if index not in done:
+            playing[index] = moves
+            show()
 
     def finish(record: dict) -> None:
         records.append(record)
+        done.add(record["index"])
+        playing.pop(record["index"], None)
         if "forfeit" in record:  # the match goes on; say why this game was lost
             bar.write(f"game {record['index']}: {record['forfeit']}")
         with open(out_dir / "games.jsonl", "a") as f:
@@ -205,13 +230,14 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
         if on_record:
             on_record(record)
 
+    done = {r["index"] for r in records}
     if records:
         show_rate()
-    done = {r["index"] for r in records}
+    resumed = set(done)
     jobs = [(i, game_seed(seed, i)) for i in range(games) if i not in done]
     start = time.perf_counter()
     try:
-        for record in _play_games(match, jobs, workers, backend, gpus_per_worker, ray_address):
+        for record in _play_games(match, jobs, workers, backend, gpus_per_worker, ray_address, show_moves):
             finish(record)
     except BaseException:
         bar.close()
@@ -227,7 +253,7 @@ def run_match(match: Match, games: int, seed: int, out_dir: Path, workers: int =
     summary = summarise(match, records)
     summary["source"] = origin
     # Speed of this run only (resumed games were timed by the run that played them).
-    played = [r for r in records if r["index"] not in done]
+    played = [r for r in records if r["index"] not in resumed]
     summary["speed"] = {"games_played": len(jobs), "wall_seconds": wall, "workers": workers,
                         "backend": backend,
                         "games_per_hour": len(jobs) * 3600 / wall if jobs and wall > 0 else None,

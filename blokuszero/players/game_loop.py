@@ -76,11 +76,12 @@ def _forfeit(game: Game, loser: int, why: str) -> tuple[np.ndarray, str]:
 def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Generator | None = None, *,
          names: Sequence[str] | None = None, random_opening_moves: int = 0, max_moves: int | None = None,
          on_failure: str = "forfeit", referee: Referee | None = None, every_seat_moves: bool = False,
-         chance: Callable[[State], int] | None = None) -> Played:
+         chance: Callable[[State], int] | None = None, on_move: Callable[[int], None] | None = None) -> Played:
     """Play ``state`` (changed in place) to its end, or ``max_moves`` moves, with ``players``
     (one per seat, already reset; one player may hold several seats); ``rng`` draws chance
     outcomes, random opening moves and substitutes (seed 0 when not given); ``names`` name the
-    seats in messages. Returns what happened (:class:`Played`)."""
+    seats in messages; ``on_move`` is told the moves played so far before each move (a
+    progress bar's). Returns what happened (:class:`Played`)."""
     rng = np.random.default_rng(0) if rng is None else rng
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {ON_FAILURE}, not {on_failure!r}")
@@ -126,6 +127,8 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
         return action
 
     while not state.is_terminal() and (max_moves is None or len(out.moves) < max_moves):
+        if on_move is not None:
+            on_move(len(out.moves))
         p = state.current_player()
         if p == CHANCE and chance is not None:
             action = chance(state)
