@@ -198,6 +198,11 @@ def test_ladder_reads_every_stored_match(tmp_path):
     gate = resolve_spec({**arena, **trained_search(shipped)})
     assert gate != arena and describe(gate) == describe(arena) == f"{shipped}, 800 sims"
     assert describe({**gate, "c_base": 5.0}) == f"{shipped}, 800 sims, c_base=5.0"
+    # the network preset plays by time: named by its time per move, its backend aside
+    network = resolve_spec({"preset": "network", "checkpoint": shipped, "time_limit": 0.1, "backend": "torch"})
+    assert describe(network) == f"{shipped}, network preset, 0.1 CPU-s a move"
+    assert describe({**network, "expand_threshold": 32}) == \
+        f"{shipped}, network preset, 0.1 CPU-s a move, expand_threshold=32"
     # the script prints the ladder and draws it
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), str(tmp_path), "--anchor", "random",
                            "--figure", str(tmp_path / "ladder.png")], capture_output=True, text=True)
