@@ -149,7 +149,7 @@ def test_lambda_zero_is_the_old_search(gumbel):
     # The search the factory built before mixing existed, by hand from the same parts.
     s = player_settings(spec)
     torch.manual_seed(0)
-    old = NetworkEvaluator(build_model("b2c32conv", "blokus"), make_encoder(game))
+    old = NetworkEvaluator(build_model("b2c32conv", "blokus"), make_encoder(game), backend="auto")  # the factory's
     config, rule = network_search(gumbel, c_base=s["c_base"], c_init=s["c_init"],
                                   expand_threshold=0, gumbel_scale=0.0, simulations=24)
     from blokuszero.players.search_players import MCTSPlayer
