@@ -34,7 +34,7 @@ def ending(summary: dict[str, Any], run_dir: str) -> list[str]:
                  + (f", games/ ({kept} self-play games as game records)" if kept else ""))
     newest = checkpoint_paths(Path(run_dir) / "checkpoints")
     if newest:
-        network = shlex.quote(f"net={{preset: alphazero, checkpoint: {newest[0]}}}")
+        network = shlex.quote(f"net={{preset: network, checkpoint: {newest[0]}}}")
         lines += ["next:",
                   f"  blokuszero-board --player {network} --seats you,net,net,net --records {run_dir}"
                   "   # play it, watch its games",
