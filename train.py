@@ -39,7 +39,8 @@ def ending(summary: dict[str, Any], run_dir: str) -> list[str]:
                   f"  blokuszero-board --player {network} --seats you,net,net,net --records {run_dir}"
                   "   # play it, watch its games",
                   f"  tensorboard --logdir {run_dir}/tensorboard",
-                  f"  python scripts/evaluate.py checkpoint={newest[0]} games=20   # against MCTS-MaxN"]
+                  f"  python scripts/evaluate.py checkpoint={newest[0]} games=20 network.simulations=64 "
+                  "players.mcts_maxn.simulations=64   # against MCTS-MaxN, about a minute"]
     return lines
 
 

@@ -165,6 +165,9 @@ COMMANDS: dict[str, Run] = {
         Run(("games=1", "players.brs.node_limit=50", "out_dir=arena3", *MATCH)),
     "python scripts/arena.py game=tictactoe 'seats=[uct,random]' '+players.uct={preset: uct}' games=50":
         Run(("games=4", "+players.uct.simulations=50", "out_dir=arena4", *MATCH), slow=False),
+    "python scripts/evaluate.py checkpoint=runs/cpu-default/checkpoints/ckpt_000001500.pt games=20 "
+    "network.simulations=64 players.mcts_maxn.simulations=64": Run(
+        tuple(EVALUATE), checkpoints=("runs/cpu-default/checkpoints/ckpt_000001500.pt",)),
     "python scripts/evaluate.py checkpoint=runs/paper/checkpoints/ckpt_000070000.pt": Run(
         tuple(EVALUATE), checkpoints=("runs/paper/checkpoints/ckpt_000020000.pt",
                                       "runs/paper/checkpoints/ckpt_000070000.pt")),
