@@ -148,7 +148,7 @@ COMMANDS: dict[str, Run] = {
     "python scripts/arena.py games=100 seed=39 workers=1 'seats=[net,pentobi,pentobi,pentobi]' '+players.net={preset: "
     "network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt}' '+players.pentobi={kind: gtp, command: "
     "\"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=evaluations/pentobi/L5_network":
-        Run(("games=1", "players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
+        Run(("games=1", "+players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
     "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
         Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
     "python scripts/arena.py games=10 seed=390 workers=1 'seats=[p,p,p,p]' '+players.p={kind: gtp, command: "
