@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # torch is imported where a backend is made: the player facto
 #: The backends by name; ``auto`` picks one by device (:func:`backend_name`).
 BACKENDS = ("auto", "torch", "onnxruntime")
 
-Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: (planes, cell index [B, L] or None) -> (those cells, or all cells [B, K]; values [B, P]): the index
+#: picks each row's cells where the network runs, so that only the legal moves' logits leave a GPU.
+Forward = Callable[[np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
 
 
 class BackendError(ValueError):
@@ -51,18 +53,20 @@ def torch_forward(model: nn.Module, device: torch.device, half: bool = False) ->
     """``model.cells`` in torch on ``device``, where the model is (``half``: float16 autocast, CUDA only)."""
     import torch
 
-    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def forward(planes: np.ndarray, index: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         x = torch.from_numpy(planes).to(device)
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16, enabled=half):
             cells, values = model.cells(x)
+            if index is not None:
+                cells = cells.gather(1, torch.from_numpy(index).to(device))
         return cells.float().cpu().numpy(), values.float().cpu().numpy()
 
     return forward
 
 
-def onnx_forward(model: nn.Module, planes_shape: tuple[int, int, int], threads: int | None = None) -> Forward:
-    """``model.cells`` exported to ONNX and run by ONNX Runtime on the CPU with ``threads`` threads
-    (None: torch's thread count, which the match runner sets per worker)."""
+def onnx_forward(model: nn.Module, planes_shape: tuple[int, int, int]) -> Forward:
+    """``model.cells`` exported to ONNX and run by ONNX Runtime on the CPU with torch's thread count
+    (which the match runner and the engines set per process)."""
     try:
         import onnxruntime as ort
     except ImportError:
@@ -97,13 +101,13 @@ def onnx_forward(model: nn.Module, planes_shape: tuple[int, int, int], threads: 
         raise BackendError(f"this network cannot be exported for onnxruntime ({type(err).__name__}: "
                            f"{first_line}); choose backend=torch") from None
     options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = threads or torch.get_num_threads()
+    options.intra_op_num_threads = options.inter_op_num_threads = torch.get_num_threads()
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     session = ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
 
-    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def forward(planes: np.ndarray, index: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         cells, values = session.run(None, {"planes": planes})
-        return cells, values
+        return (cells if index is None else np.take_along_axis(cells, index, axis=1)), values
 
     return forward
 

@@ -108,15 +108,18 @@ class NetworkEvaluator(Evaluator):
         """One forward pass over ``states``, none of them terminal."""
         if not states:
             return []
-        cells, values = self.forward(self.encoder.encode_batch(states))
+        legal = [s.legal_actions() for s in states]
+        counts = np.array([len(a) for a in legal])
+        index = np.zeros((len(states), counts.max()), np.int64)  # padding reads cell 0, masked below
+        for row, actions in zip(index, legal):
+            row[:len(actions)] = self.action_cells[actions]
+        picked, values = self.forward(self.encoder.encode_batch(states), index)
         self.evaluations += len(states)
         self.batches += 1
+        # float64: priors that sum to 1 to double precision.
+        logits = np.where(np.arange(index.shape[1]) < counts[:, None], picked.astype(np.float64), -np.inf)
+        priors = np.exp(logits - logits.max(axis=1, keepdims=True))
+        priors /= priors.sum(axis=1, keepdims=True)
         movers = np.array([s.current_player() for s in states])
         values = self.encoder.from_mover_frame(values.astype(np.float64), movers)
-        out = []
-        for i, state in enumerate(states):
-            # Only the legal moves' logits are read, in float64: priors that sum to 1 to double precision.
-            logits = cells[i, self.action_cells[state.legal_actions()]].astype(np.float64)
-            prior = np.exp(logits - logits.max())
-            out.append(Evaluation(value=values[i].copy(), prior=prior / prior.sum()))
-        return out
+        return [Evaluation(value=values[i].copy(), prior=priors[i, :n].copy()) for i, n in enumerate(counts)]
