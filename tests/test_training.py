@@ -445,3 +445,20 @@ def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays
     assert longer["step"] > summary["step"] and 240 <= longer["seconds"] < 260
     assert "train.max_minutes: 3 -> 4" in capsys.readouterr().out
     assert [int(p.stem[5:]) for p in checkpoint_paths(curve)][0] == longer["step"]
+
+
+def test_an_expert_iteration_run_trains_from_the_shipped_network_on_its_searches(tmp_path, ray_session):
+    """search.leaf_playouts: the actor plays with the play-time search (rl/expert_iteration.py),
+    its network in ONNX Runtime, and the learner trains on those games from the shipped network."""
+    shipped = ROOT / "checkpoints" / "blokus_b2c32conv_gumbel.pt"
+    overrides = ("search.leaf_playouts=true", "search.gumbel=false", "search.dirichlet_epsilon=0",
+                 "search.simulations=32", "search.expand_threshold=4", "hardware.actor_backend=onnxruntime",
+                 f"train.init_from={shipped}")
+    summary = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    assert summary["step"] == 40 and summary["games"] >= 6
+    _, final = latest_checkpoint(tmp_path / "checkpoints")
+    assert json.loads(final["config"])["search"]["leaf_playouts"] is True
+    games = [g for _, g in ReplayBuffer(100, BLOKUS, tmp_path / "buffer").games]
+    assert games and all(np.diff(g.policy_start).min() > 0 for g in games)  # a target at every move
+    # 32 simulations a move, a few of them reused: visit counts, not one network leaf per move
+    assert all(len(g.policy(t)[0]) > 1 for g in games for t in range(10))

@@ -21,6 +21,7 @@ from ..match.evaluation import Candidate, evaluate
 from ..nn.evaluator import NetworkEvaluator
 from ..nn.model import build_model
 from .config import EvalSettings
+from .expert_iteration import ExpertIterationSelfPlay
 from .replay import ReplayBuffer, TrainingBatch
 from .selfplay import LockstepSelfPlay, SelfPlaySettings
 
@@ -31,7 +32,7 @@ class SelfPlayWorker:
 
     def __init__(self, game: str, model_name: str, settings: SelfPlaySettings, seed: int,
                  device: str = "cpu", half: bool = False, cache_size: int = 0, threads: int = 1,
-                 score_head: bool = False) -> None:
+                 score_head: bool = False, backend: str = "torch") -> None:
         torch.set_num_threads(threads)
         context = ray.get_runtime_context()
         if context.was_current_actor_reconstructed:
@@ -40,8 +41,9 @@ class SelfPlayWorker:
         # The learner's shape (its weights load here); the score head is not used in search.
         self.evaluator = NetworkEvaluator(build_model(model_name, game, score_head=score_head),
                                           make_encoder(rules),
-                                          device=device, half=half, cache_size=cache_size)
-        self.selfplay = LockstepSelfPlay(rules, self.evaluator, settings, seed)
+                                          device=device, half=half, cache_size=cache_size, backend=backend)
+        selfplay = ExpertIterationSelfPlay if settings.leaf_playouts else LockstepSelfPlay
+        self.selfplay = selfplay(rules, self.evaluator, settings, seed)
         self.version = -1
 
     def play(self, num_games: int, weights: dict, version: int, buffer) -> dict:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..nn.backends import BACKENDS
 from ..search.mcts import MCTSConfig
 from ..search.selection import PUCTSettings
 from ..settings import SettingError, Settings, like, setting
@@ -84,12 +85,25 @@ class SearchSettings(PUCTSettings):
     # (no root noise) and not recorded as policy targets (their values still train). 0: off.
     fast_simulations: int = setting(0, low=0)
     full_search_fraction: float = setting(0.25, above=0, high=1)
+    # Expert iteration (rl/expert_iteration.py): self-play searches as the play-time `network`
+    # preset does, every leaf valued by one uniform playout and the network asked only for the
+    # priors of a node with expand_threshold visits (AlphaGo's n_thr), so each move gets many
+    # more simulations per CPU-second; false: the network values every leaf (the paper's).
+    leaf_playouts: bool = setting(False)
+    expand_threshold: int = setting(16, low=1)  # leaf_playouts: visits before a node is expanded
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.fast_simulations >= self.simulations:
             raise SettingError("fast_simulations", f"must be fewer than search.simulations "
                                f"({self.simulations}), not {self.fast_simulations}")
+        if self.leaf_playouts and self.gumbel:
+            raise SettingError("leaf_playouts", "searches by PUCT with the visit counts as target: "
+                               "set search.gumbel=false")
+        if self.leaf_playouts and self.dirichlet_epsilon > 0:
+            # The compiled loop that makes playout leaves fast adds no root noise; the first
+            # temperature_moves moves are sampled by visit count instead.
+            raise SettingError("leaf_playouts", "runs without root noise: set search.dirichlet_epsilon=0")
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,9 @@ class HardwareSettings(Settings):
     gpus_per_actor: float = setting(0.0, low=0)  # Ray GPU share of each actor
     threads_per_actor: int = setting(1, low=1)  # torch threads in each actor
     half: bool = setting(False)  # float16 inference on CUDA
+    # what runs the actors' network (nn/backends.py): torch, onnxruntime, or auto (onnxruntime on
+    # the CPU, torch on CUDA); onnxruntime is re-exported whenever new weights arrive
+    actor_backend: str = setting("torch", choices=BACKENDS)
     cache_size: int = setting(0, low=0)  # evaluations cached per actor (transpositions)
     learner_device: str = setting("cpu", choices=DEVICES)  # where the learner (in the driver) trains
     # Ray GPU share the learner reserves on the driver's node before the actors are placed, so that

@@ -77,6 +77,9 @@ class LockstepSelfPlay:
 
     def __init__(self, game: Game, evaluator: Evaluator, settings: SelfPlaySettings,
                  seed: int | None = None) -> None:
+        if settings.leaf_playouts:
+            raise ValueError("search.leaf_playouts is expert iteration's self-play "
+                             "(rl/expert_iteration.py), not the lockstep loop's")
         self.game = game
         self.evaluator = evaluator
         self.settings = settings
@@ -148,8 +151,7 @@ class LockstepSelfPlay:
                 if self._move(slot, stats):
                     still_playing.append(slot)
                     continue
-                scores = slot.state.scores() if implements(slot.state, HasScores) else slot.state.returns()
-                record = slot.record.finish(slot.state.returns(), scores)
+                record = finish_game(slot.state, slot.record)
                 stats.games += 1
                 stats.last_game = record
                 if on_game is not None:
@@ -164,17 +166,29 @@ class LockstepSelfPlay:
     def _move(self, slot: _Slot, stats: SelfPlayStats) -> bool:
         """Play the move of the slot's finished search and record it; start the next search
         unless the game ended (then False)."""
-        result = slot.search.result(slot.done)
-        temperature = move_temperature(len(slot.record.actions), self.settings.temperature_moves)
-        action = choose_action(result, temperature, slot.search.rng)
-        player = slot.state.current_player()
-        full = slot.search is slot.mcts
-        actions, probs = policy_target(result) if full else (np.empty(0, np.int32), np.empty(0))
-        slot.record.add(player, action, actions, probs)
-        slot.state.apply_action(action)
-        slot.search.advance(action, player)
+        play_move(slot.state, slot.search, slot.search.result(slot.done), slot.record,
+                  self.settings.temperature_moves, full=slot.search is slot.mcts)
         stats.positions += 1
         if slot.state.is_terminal():
             return False
         self._begin(slot)
         return True
+
+
+def play_move(state: State, search: MCTS, result, record: RecordBuilder, temperature_moves: int,
+              full: bool) -> None:
+    """Play the move of ``search``'s ``result`` in ``state`` (sampled by visit count for the
+    first ``temperature_moves`` moves of the game), record it with its policy target (none for a
+    fast search: ``full`` False), and move the search's root along it."""
+    action = choose_action(result, move_temperature(len(record.actions), temperature_moves), search.rng)
+    player = state.current_player()
+    actions, probs = policy_target(result) if full else (np.empty(0, np.int32), np.empty(0))
+    record.add(player, action, actions, probs)
+    state.apply_action(action)
+    search.advance(action, player)
+
+
+def finish_game(state: State, record: RecordBuilder) -> GameRecord:
+    """The record of a game that has ended in ``state``."""
+    scores = state.scores() if implements(state, HasScores) else state.returns()
+    return record.finish(state.returns(), scores)

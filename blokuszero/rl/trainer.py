@@ -175,7 +175,7 @@ class Trainer:
                 self.game, self.model_name, self.search,
                 int(np.random.SeedSequence([self.seed, i, self.learner.step]).generate_state(1)[0]),
                 hw.actor_device, hw.half, hw.cache_size, hw.threads_per_actor,
-                self.schedule.score_weight > 0)
+                self.schedule.score_weight > 0, hw.actor_backend)
             for i in range(hw.actors)]
         encoder = make_encoder(self.game)
         self.metrics = Metrics(str(self.run_dir / "tensorboard"), encoder)
