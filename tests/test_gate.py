@@ -81,6 +81,9 @@ def test_a_gate_plays_two_seats_each_decides_resumes_and_never_ships_on_keep(tmp
     assert verdict["equal_seat"] == pytest.approx(winners / (3 * 4))
     assert verdict["seats"]["candidate"]["wins"] + verdict["seats"]["shipped"]["wins"] == winners
     shown = gate.format_verdict(verdict).splitlines()
+    assert shown[0].endswith(": 3 games, 2 simulations a move each")
+    timed = {**verdict, "search": {**verdict["search"], "simulations": 0, "time_limit": 0.25}}
+    assert gate.format_verdict(timed).splitlines()[0].endswith(": 3 games, 0.25 CPU-s a move each")
     assert shown[3] == ("seat win rates: " + ", ".join(
         f"{name} {verdict['seats'][name]['win_rate']:.1%} [{verdict['seats'][name]['ci_low']:.1%}, "
         f"{verdict['seats'][name]['ci_high']:.1%}]" for name in ("candidate", "shipped"))

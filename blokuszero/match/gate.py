@@ -213,9 +213,12 @@ def run_gate(candidate: str | Path, shipped: str | Path, games: int, seed: int, 
 
 def format_verdict(verdict: Mapping[str, Any]) -> str:
     """The verdict for the console."""
+    search = verdict["search"]
+    budget = [f"{search['simulations']} simulations"] if search.get("simulations") else []
+    budget += [f"{search['time_limit']:g} CPU-s"] if search.get("time_limit") else []
     lines = [f"candidate {verdict['candidate']} ({verdict['candidate_sha256'][:12]}) vs shipped "
              f"{verdict['shipped']} ({verdict['shipped_sha256'][:12]}): {verdict['games']} games, "
-             f"{verdict['search'].get('simulations')} simulations each",
+             f"{' or '.join(budget)} a move each",
              f"games taken: candidate {verdict['candidate_games']}, shipped {verdict['shipped_games']}, "
              f"shared {verdict['shared_games']}",
              f"candidate share {verdict['candidate_share']:.1%} [{verdict['ci_low']:.1%}, "
