@@ -13,11 +13,8 @@ from blokuszero.match.uecda_replay import replay_record
 from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_default_client import DefaultClient
 
-MATCH1 = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
-# ../shared beside the checkout (one level further up from a git worktree under wt/).
-_ROOT = Path(__file__).resolve().parents[1]
-SHARED = next((p / "shared" / "data" / "daihinmin" for p in (_ROOT.parent, _ROOT.parent.parent)
-               if (p / "shared" / "data" / "daihinmin").is_dir()), _ROOT.parent / "shared")
+DATA = Path(__file__).parent / "data"
+MATCH1 = DATA / "daihinmin_default5_match1.log"
 
 
 @pytest.fixture(scope="module")
@@ -72,17 +69,16 @@ def test_our_server_deals_and_plays_as_the_official_one(match1, tmp_path):
     assert _body(tmp_path / "ours.log") == _body(MATCH1)[:60 * 7]
 
 
+# docs/daihinmin.md's "3,000 / 3,000 official games and 222,934 / 222,934 default-client
+# decisions agree": each record's decisions, exchanges included (BENCHMARKS, Daihinmin).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["default5_match1.log", "default5_match2.log",
-                                  "default5_match3.log"])
-def test_shared_records_agree_in_full(name, tmp_path):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
+@pytest.mark.parametrize("number, decisions", [(1, 74_096), (2, 74_302), (3, 74_536)])
+def test_official_records_agree_in_full(number, decisions, tmp_path):
+    path = DATA / f"daihinmin_default5_match{number}.log"
     record = read_log(path)
     report = replay_record(record, DefaultClient)
     assert report.ok, (report.first_disagreement, report.first_decision_miss)
-    assert report.games == 1000
+    assert (report.games, report.decisions) == (1000, decisions)
     seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
     run_match(seats, MatchSettings(games=1000, rank_reset=100),
               seed=int(record.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))

@@ -204,12 +204,13 @@ def test_shapes_the_sheets_lack_agree_with_prolog(shape, kind):
     assert found.disagreements == [] and found.ended == 10
 
 
-def _compare(name: str, reasoner: str, walks: int) -> None:
+def _compare(name: str, reasoner: str, walks: int):
     game = sheet_game(name, reasoner)
     with PrologGame((RULES_DIR / f"{name}.kif").read_text()) as oracle:
         found = compare_walks(game.reasoner, oracle, walks, seed=0, max_steps=300)
     assert found.disagreements == []
     assert found.states > found.walks
+    return found
 
 
 @pytest.mark.parametrize("name", sorted(set(SHEETS) - SLOW_SHEETS))
@@ -224,7 +225,23 @@ def test_the_interpreter_agrees_with_prolog_on_random_walks(name):
     _compare(name, "interpreter", walks=1)
 
 
+# docs/ggp.md's "420 random walks (14,750 states)": 20 walks of each sheet (seed 0, at most 300
+# steps), every one ending, and the states each sheet's walks compare (BENCHMARKS, "GDL against
+# SWI-Prolog"; the same counts from `python tests/prolog_oracle.py --walks 20 --max-steps 300`).
+WALK_STATES = {"2pffa": 620, "3pconnectfour": 716, "3pffa": 620, "4pffa": 820, "blocker": 174,
+               "breakthrough": 1367, "checkers": 1999, "chinesecheckers4": 1183, "connect4": 447,
+               "connect5": 893, "connectfour": 420, "connectfoursimultaneous": 391, "golden_rectangle": 568,
+               "knightthrough": 651, "pawnwhopping": 749, "sheepandwolf": 938, "tictactoe": 171,
+               "tictactoe_3player": 414, "tictactoeparallel": 163, "ttcc4": 570, "ttcc4_2player": 876}
+
+
+def test_the_walk_counts_cover_every_sheet_and_sum_to_the_pages_figure():
+    assert sorted(WALK_STATES) == sorted(SHEETS) and len(SHEETS) * 20 == 420
+    assert sum(WALK_STATES.values()) == 14_750
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SHEETS)
 def test_every_sheet_agrees_with_prolog_on_many_walks(name):
-    _compare(name, "auto", walks=10)
+    found = _compare(name, "auto", walks=20)
+    assert (found.walks, found.ended, found.states) == (20, 20, WALK_STATES[name])

@@ -210,6 +210,7 @@ COMMANDS: dict[str, Run] = {
     "python scripts/ggp_base_match.py referee tests/data/ggp/tictactoe.kif tests/data/ggp/connectfour.kif "
     "--ggp-base ../ext/ggp-base --matches 2 --start-clock 60 --play-clock 10 --out runs/ggp_base": Run(skip=GGP_BASE),
     "python scripts/ggp_base_match.py player --ggp-base ../ext/ggp-base --port 9148": Run(skip=GGP_BASE),
+    "GGP_BASE=../ext/ggp-base python -m pytest -q -rs tests/test_ggp_base.py": Run(skip=GGP_BASE),
     "python -m blokuszero.engines.go --playouts 10000": Run(("--playouts", "20"), stdin="genmove b\nquit\n"),
     "blokuszero-go-gtp --time 2 --playouts 0 --k 1 --l 1":
         Run(("--time", "0.2"), stdin="genmove b\nquit\n", needs="blokuszero-go-gtp"),
