@@ -16,9 +16,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "blokuszero"
 DOCUMENT = PACKAGE.parent / "docs" / "ARCHITECTURE.md"
 
 #: Each top-level part of the package and its layer: a module may import its own layer and the
-#: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache) are layer 0.
-LAYERS = {"games": 1, "protocols": 2, "search": 2, "nn": 3, "players": 4, "match": 5, "rl": 6,
-          "engines": 7, "bench": 8, "experiments": 8}
+#: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache, threads) are layer 0.
+#: The referee's game loop sits beside the players: a player's pre-game self-play runs through it.
+LAYERS = {"games": 1, "protocols": 2, "search": 2, "nn": 3, "knowledge": 3, "players": 4, "referee": 4,
+          "match": 5, "rl": 6, "engines": 7, "bench": 8, "experiments": 8}
 
 
 def _name(path: Path) -> str:

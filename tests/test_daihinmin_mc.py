@@ -15,13 +15,7 @@ from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker
 from blokuszero.games.numba_random import seed_numba
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record, rules_of
-from blokuszero.match.uecda_server import LocalSeat, run_match
-from blokuszero.players.base import RandomPlayer
-from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
-from blokuszero.players.daihinmin_opponent_model import (
+from blokuszero.knowledge.daihinmin.opponent_model import (
     IMPROVED,
     OpponentModel,
     _histogram,
@@ -30,6 +24,12 @@ from blokuszero.players.daihinmin_opponent_model import (
     score,
     strengths,
 )
+from blokuszero.match.uecda_match import MatchSettings
+from blokuszero.match.uecda_replay import replay_record, rules_of
+from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.players.base import RandomPlayer
+from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
 from blokuszero.players.daihinmin_playouts import RolePlayouts, play_out
 from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.search.selection import ucb1_tuned_scores

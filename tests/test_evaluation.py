@@ -232,7 +232,7 @@ def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
 def test_workers_use_one_torch_thread_even_when_torch_came_first():
     # Spawned workers import the parent's main module (scripts/evaluate.py imports torch) before
     # the initializer runs; two spinning threads per worker cost 30x the CPU time on 2 busy cores.
-    code = ("import torch; torch.set_num_threads(2); from blokuszero.match.runner import "
+    code = ("import torch; torch.set_num_threads(2); from blokuszero.threads import "
             "set_math_threads; set_math_threads(); print(torch.get_num_threads())")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1"

@@ -36,11 +36,11 @@ from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin import rules as E
 from ..games.numba_random import seed_numba
 from ..games.testing import random_positions
+from ..knowledge.daihinmin.opponent_model import IMPROVED, OpponentModel
 from ..match.uecda_match import MatchSettings
 from ..match.uecda_server import LocalSeat, run_match
 from ..players.daihinmin_default_client import DefaultClient
 from ..players.daihinmin_mc import MonteCarloPlayer
-from ..players.daihinmin_opponent_model import IMPROVED, OpponentModel
 from .harness import data_path, finish, load, parser, timed_rate
 
 
@@ -112,8 +112,8 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     """(logp [5, K], modelled [5]): improved models of the five default clients of the
     official record in tests/data, learned from its first 100 games."""
     from ..games.daihinmin.log import read_log
+    from ..knowledge.daihinmin.opponent_model import game_moves
     from ..match.uecda_replay import rules_of
-    from ..players.daihinmin_opponent_model import game_moves
 
     record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])

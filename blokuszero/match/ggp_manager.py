@@ -3,7 +3,7 @@
 Players are given in role order. Each match sends START to every player, then PLAY with the
 previous joint move (nil first) until the game ends, then STOP. A move that is late (past the
 play clock), unreadable or illegal is replaced by a random legal move, as the protocol says.
-The matches are played by the one game loop (:mod:`blokuszero.players.game_loop`).
+The matches are played by the one game loop (:mod:`blokuszero.referee.game_loop`).
 Each match is written (atomically) as JSON: roles, players, moves, replaced moves, each
 role's answer times, goals.
 """
@@ -22,8 +22,8 @@ from ..files import write_atomic
 from ..games.base import State
 from ..games.ggp import GgpGame
 from ..players.base import Player, PlayerFailure
-from ..players.game_loop import play
 from ..protocols.ggp_http import Message, format_message
+from ..referee.game_loop import play
 
 
 def send(url: str, message: Message, timeout: float) -> tuple[str | None, float]:

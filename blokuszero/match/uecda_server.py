@@ -30,8 +30,8 @@ from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, R
 from ..games.daihinmin.log import LogWriter, format_cells
 from ..games.daihinmin.tables import card_count
 from ..players.base import Player
-from ..players.game_loop import play
 from ..protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
+from ..referee.game_loop import play
 from .uecda_match import MatchSettings, ServerRandom
 
 
