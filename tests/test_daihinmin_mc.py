@@ -24,9 +24,9 @@ from blokuszero.knowledge.daihinmin.opponent_model import (
     score,
     strengths,
 )
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record, rules_of
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_match import MatchSettings
+from blokuszero.match.daihinmin.uecda_replay import replay_record, rules_of
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, run_match
 from blokuszero.players.base import RandomPlayer
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles

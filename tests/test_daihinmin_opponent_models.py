@@ -18,7 +18,7 @@ from blokuszero.games.daihinmin.cards import FULL_DECK, JOKER, card_index, hand_
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.knowledge.daihinmin import opponent_model as M
-from blokuszero.match.uecda_replay import rules_of
+from blokuszero.match.daihinmin.uecda_replay import rules_of
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_match import MatchSettings
+from blokuszero.match.daihinmin.uecda_replay import replay_record
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_default_client import DefaultClient
 
 MATCH1 = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"

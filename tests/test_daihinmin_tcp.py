@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from project_scripts import load_script
 
-from blokuszero.engines import uecda as client_main
-from blokuszero.engines.uecda import connect, play_match
+from blokuszero.engines.daihinmin import uecda_client as client_main
+from blokuszero.engines.daihinmin.uecda_client import connect, play_match
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_match import MatchSettings
+from blokuszero.match.daihinmin.uecda_replay import replay_record
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.protocols.uecda import (
     TcpSeat,
@@ -186,7 +186,7 @@ def test_match_script_with_tcp_client_processes(tmp_path, capsys):
 
 
 def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, capsys, monkeypatch):
-    # README's `cmd:python -m blokuszero.engines.uecda ...` from a shell whose `python` is another
+    # README's `cmd:python -m blokuszero.engines.daihinmin ...` from a shell whose `python` is another
     # interpreter (no virtual environment activated): the client must still run on this one.
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -195,7 +195,7 @@ def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, 
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
     script = load_script("daihinmin_match")
     assert script.main(["--games", "2", "--seed", "6", "--players",
-                        "default,default,default,default,cmd:python -m blokuszero.engines.uecda "
+                        "default,default,default,default,cmd:python -m blokuszero.engines.daihinmin "
                         "-h {host} -p {port} -n cmd4"]) == 0
     assert "player 4 cmd4" in capsys.readouterr().out
 

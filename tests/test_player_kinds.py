@@ -7,8 +7,8 @@ import pytest
 from ggp_sheets import sheet_game
 
 from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_match import MatchSettings
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, run_match
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import MonteCarloClient, MonteCarloPlayer
 from blokuszero.players.factory import make_client, make_player, parse_client_spec

@@ -37,8 +37,8 @@ from ..games.daihinmin import rules as E
 from ..games.numba_random import seed_numba
 from ..games.testing import random_positions
 from ..knowledge.daihinmin.opponent_model import IMPROVED, OpponentModel
-from ..match.uecda_match import MatchSettings
-from ..match.uecda_server import LocalSeat, run_match
+from ..match.daihinmin.uecda_match import MatchSettings
+from ..match.daihinmin.uecda_server import LocalSeat, run_match
 from ..players.daihinmin_default_client import DefaultClient
 from ..players.daihinmin_mc import MonteCarloPlayer
 from .harness import data_path, finish, load, parser, timed_rate
@@ -96,7 +96,7 @@ def server_rate(games: int, tcp: bool) -> float:
     processes, seats = [], []
     for i in range(5):
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "blokuszero.engines.uecda", "-h", "127.0.0.1", "-p", str(port),
+            [sys.executable, "-m", "blokuszero.engines.daihinmin", "-h", "127.0.0.1", "-p", str(port),
              "-n", f"dflt{i}"], stderr=subprocess.DEVNULL))
         seats.append(TcpSeat(*accept_player(listener, i)))
     start = time.perf_counter()
@@ -113,7 +113,7 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     official record in tests/data, learned from its first 100 games."""
     from ..games.daihinmin.log import read_log
     from ..knowledge.daihinmin.opponent_model import game_moves
-    from ..match.uecda_replay import rules_of
+    from ..match.daihinmin.uecda_replay import rules_of
 
     record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])

@@ -32,8 +32,8 @@ from ..games.daihinmin.game import DaihinminGame
 from ..games.daihinmin.log import read_log
 from ..games.numba_random import seed_numba
 from ..knowledge.daihinmin.opponent_model import FEATURES, IMPROVED, SIMPLE, OpponentModel, game_moves
+from ..match.daihinmin.uecda_replay import rules_of
 from ..match.stats import wilson_interval
-from ..match.uecda_replay import rules_of
 
 PAPER = {"random": 20.55, "naive_bayes": 48.52, "improved": 64.52}  # default client modelled
 

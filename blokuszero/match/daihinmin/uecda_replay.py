@@ -20,9 +20,9 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from ..games.daihinmin.cards import hand_to_string
-from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
-from ..games.daihinmin.log import GameRecord, MatchRecord, format_cells
+from ...games.daihinmin.cards import hand_to_string
+from ...games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
+from ...games.daihinmin.log import GameRecord, MatchRecord, format_cells
 from .uecda_match import MatchSettings, ServerRandom
 from .uecda_server import ServerTables, serve_game
 

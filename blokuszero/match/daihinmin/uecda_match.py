@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.daihinmin.game import NUM_PLAYERS, deal_order
+from ...games.daihinmin.game import NUM_PLAYERS, deal_order
 
 _N, _M = 624, 397
 

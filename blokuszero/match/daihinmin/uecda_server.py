@@ -22,16 +22,16 @@ from typing import Protocol
 
 import numpy as np
 
-from ..games.base import CHANCE, State
-from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import A_TYPE, PASS, T_GIVE, chance_action, give_action
-from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
-from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
-from ..games.daihinmin.log import LogWriter, format_cells
-from ..games.daihinmin.tables import card_count
-from ..players.base import Player
-from ..protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
-from ..referee.game_loop import play
+from ...games.base import CHANCE, State
+from ...games.daihinmin import rules as K
+from ...games.daihinmin.actions import A_TYPE, PASS, T_GIVE, chance_action, give_action
+from ...games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
+from ...games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
+from ...games.daihinmin.log import LogWriter, format_cells
+from ...games.daihinmin.tables import card_count
+from ...players.base import Player
+from ...protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
+from ...referee.game_loop import play
 from .uecda_match import MatchSettings, ServerRandom
 
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import write_atomic
-from ..games.base import State
-from ..games.ggp import GgpGame
-from ..players.base import Player, PlayerFailure
-from ..protocols.ggp_http import Message, format_message
-from ..referee.game_loop import play
+from ...files import write_atomic
+from ...games.base import State
+from ...games.ggp import GgpGame
+from ...players.base import Player, PlayerFailure
+from ...protocols.ggp_http import Message, format_message
+from ...referee.game_loop import play
 
 
 def send(url: str, message: Message, timeout: float) -> tuple[str | None, float]:
