@@ -33,7 +33,7 @@ def tiny_config(run_dir: Path, *overrides: str) -> dict:
 
 def network(directory: Path, seed: int, model: str = "b2c32conv", step: int = 7) -> Path:
     torch.manual_seed(seed)
-    net = build_model(model)
+    net = build_model(model, "blokus")
     return save_network(directory, step, model, net.state_dict(), json.dumps({"seed": seed}),
                         model_config=dataclasses.asdict(net.config))
 
@@ -120,11 +120,11 @@ def test_a_bad_init_from_is_a_one_line_setting_error_before_anything_starts(tmp_
 def test_a_network_without_a_stored_shape_is_checked_by_its_weights(tmp_path):
     """Older network files store no model_config: loading the weights into the run's model decides."""
     torch.manual_seed(0)
-    path = save_network(tmp_path, 1, "b4c64conv", build_model("b4c64conv").state_dict())
+    path = save_network(tmp_path, 1, "b4c64conv", build_model("b4c64conv", "blokus").state_dict())
     with pytest.raises(ValueError, match="network does not fit this run's model: .*size mismatch"):
         Trainer(tiny_config(tmp_path / "run", f"train.init_from={path}"), tmp_path / "run")
     torch.manual_seed(0)
-    fits = save_network(tmp_path / "ok", 1, "b2c32conv", build_model("b2c32conv").state_dict())
+    fits = save_network(tmp_path / "ok", 1, "b2c32conv", build_model("b2c32conv", "blokus").state_dict())
     Trainer(tiny_config(tmp_path / "run", f"train.init_from={fits}"), tmp_path / "run")
     assert latest_checkpoint(tmp_path / "run" / "checkpoints") is None
 
@@ -138,8 +138,8 @@ def test_step_0_of_a_run_started_from_a_network_is_that_network(tmp_path):
     lineage = {"path": str(source), "sha256": digest(source), "step": 7, "model_name": "b2c32conv"}
     config = json.dumps(tiny_config(tmp_path / "run", f"train.init_from={source}"))
     torch.manual_seed(3)
-    save_network(tmp_path / "run" / "checkpoints", 10, "b2c32conv", build_model("b2c32conv").state_dict(), config,
-                 init_from=lineage)
+    save_network(tmp_path / "run" / "checkpoints", 10, "b2c32conv", build_model("b2c32conv", "blokus").state_dict(),
+                 config, init_from=lineage)
     found = candidates(tmp_path / "run", include_untrained=True)
     assert [(c.step, c.spec["checkpoint"]) for c in found] == [
         (0, str(source)), (10, str(tmp_path / "run" / "checkpoints" / "ckpt_000000010.pt"))]

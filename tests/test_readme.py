@@ -280,7 +280,7 @@ def _make_checkpoint(path: Path) -> None:
 
     torch.manual_seed(0)
     config = '{"model": {"name": "b2c32conv"}, "seed": 0}'
-    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv").state_dict(), config)
+    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv", "blokus").state_dict(), config)
 
 
 def _free_port() -> int:

@@ -54,7 +54,7 @@ def ray_session():
 
 
 def self_play_games(n: int, seed: int = 0):
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), BLOKUS)
+    evaluator = NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS)
     games = []
     LockstepSelfPlay(BlokusGame(), evaluator, SelfPlaySettings(simulations=4, games_in_parallel=n),
                      seed).play(n, games.append)
@@ -78,7 +78,7 @@ def test_self_play_records_are_complete_games():
 def test_self_play_stops_when_asked():
     """``stop`` (a benchmark's time limit) ends play between simulation rounds, games unfinished."""
     rounds = itertools.count()
-    stats = LockstepSelfPlay(BlokusGame(), NetworkEvaluator(build_model("b2c32conv"), BLOKUS),
+    stats = LockstepSelfPlay(BlokusGame(), NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS),
                              SelfPlaySettings(simulations=4, games_in_parallel=2), 0).play(
         2, stop=lambda: next(rounds) >= 3)
     assert (stats.batches, stats.simulations, stats.games) == (3, 6, 0)
@@ -139,7 +139,7 @@ def test_network_overfits_a_fixed_batch():
     for g in self_play_games(2):
         buffer.add(g)
     batch = buffer.sample(16, np.random.default_rng(1))
-    learner = Learner(build_model("b2c32conv"), LearnerSettings(learning_rate=0.005))
+    learner = Learner(build_model("b2c32conv", "blokus"), LearnerSettings(learning_rate=0.005))
     first = learner.train_step(batch)
     for _ in range(150):
         last = learner.train_step(batch)
@@ -148,7 +148,7 @@ def test_network_overfits_a_fixed_batch():
 
 
 def test_learning_rate_schedule():
-    learner = Learner(build_model("b2c32conv"), LearnerSettings())
+    learner = Learner(build_model("b2c32conv", "blokus"), LearnerSettings())
     assert learner.learning_rate(40_000) == 1e-3 and learner.learning_rate(40_001) == 1e-4
 
 
@@ -171,7 +171,7 @@ def test_checkpoint_keeps_the_network_shape(tmp_path):
     """A checkpoint loads as the network it was trained as, and a run refuses to resume from
     one whose network has another shape than its configured model (say after an upgrade)."""
     torch.manual_seed(0)
-    model = build_model("b2c32conv", value_hidden=16)
+    model = build_model("b2c32conv", "blokus", value_hidden=16)
     learner = Learner(model, LearnerSettings())
     learner.step = 5
     save_checkpoint(tmp_path / "checkpoints", 5, {

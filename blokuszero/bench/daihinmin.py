@@ -37,8 +37,8 @@ from ..games.daihinmin import rules as E
 from ..games.numba_random import seed_numba
 from ..games.testing import random_positions
 from ..knowledge.daihinmin.opponent_model import IMPROVED, OpponentModel
-from ..match.daihinmin.uecda_match import MatchSettings
-from ..match.daihinmin.uecda_server import LocalSeat, run_match
+from ..match.daihinmin.uecda_server import LocalSeat, serve_match
+from ..match.daihinmin.uecda_settings import MatchSettings
 from ..players.daihinmin_default_client import DefaultClient
 from ..players.daihinmin_mc import MonteCarloPlayer
 from .harness import data_path, finish, load, parser, timed_rate
@@ -85,7 +85,7 @@ def server_rate(games: int, tcp: bool) -> float:
     if not tcp:
         seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
         start = time.perf_counter()
-        run_match(seats, settings, seed=1)
+        serve_match(seats, settings, seed=1)
         return games / (time.perf_counter() - start)
     import subprocess
 
@@ -100,7 +100,7 @@ def server_rate(games: int, tcp: bool) -> float:
              "-n", f"dflt{i}"], stderr=subprocess.DEVNULL))
         seats.append(TcpSeat(*accept_player(listener, i)))
     start = time.perf_counter()
-    run_match(seats, settings, seed=1)
+    serve_match(seats, settings, seed=1)
     rate = games / (time.perf_counter() - start)
     for p in processes:
         p.wait(timeout=30)

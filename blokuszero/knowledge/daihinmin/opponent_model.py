@@ -39,7 +39,7 @@ from ...games.daihinmin.actions import (
 )
 from ...games.daihinmin.cards import JOKER, table_to_hand
 from ...games.daihinmin.game import DaihinminGame, DaihinminState, submission
-from ...games.daihinmin.log import GameRecord
+from ...games.daihinmin.log import LoggedGame
 
 NUM_CLASSES = 15  # strengths 0 (empty field) and 1..14
 NUM_BITS = 8  # values of s (3 bits)
@@ -338,7 +338,7 @@ class OpponentModel:
                           self.passes))
 
 
-def game_moves(record_game: GameRecord, game: DaihinminGame
+def game_moves(record_game: LoggedGame, game: DaihinminGame
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The play phase of one logged game as (positions [N, S_SIZE] before each turn, player to
     move [N], action [N]), submissions judged as the server judges them (a rejected one is a
