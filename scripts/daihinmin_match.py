@@ -38,9 +38,9 @@ import numpy as np
 from tqdm import tqdm
 
 from blokuszero.games.daihinmin import DaihinminGame, Rules
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
+from blokuszero.match.daihinmin.uecda_settings import MatchSettings
 from blokuszero.match.stats import block_bootstrap, format_paired, paired_difference
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_server import LocalSeat, run_match
 from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.players.gtp_player import engine_argv
 from blokuszero.processes import stop_process
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                 listener = listen(args.host, args.port)
             host, port = listener.getsockname()[:2]
             if spec.startswith("tcp:"):
-                command = [sys.executable, "-m", "blokuszero.engines.uecda", "-h", host, "-p",
+                command = [sys.executable, "-m", "blokuszero.engines.daihinmin", "-h", host, "-p",
                            str(port), "-n", f"{spec[4:].split(':')[0]}{number}", "--player",
                            spec[4:], "--seed", str(seed + number)]
                 command += ["--self-follow"] if args.self_follow else []
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         port = listener.getsockname()[1] if listener else 0
         bar = tqdm(total=args.games, unit="game")
         settings = MatchSettings(games=args.games, rank_reset=args.rank_reset, seat_change_every=args.seat_every)
-        result = run_match(seats, settings, rules, seed, args.log, port, lambda n, points: bar.update())
+        result = serve_match(seats, settings, rules, seed, args.log, port, lambda n, points: bar.update())
         bar.close()
     finally:
         if listener is not None:

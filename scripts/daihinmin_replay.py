@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.match.uecda_replay import replay_record
+from blokuszero.match.daihinmin.uecda_replay import replay_record
 from blokuszero.players.daihinmin_default_client import DefaultClient
 
 

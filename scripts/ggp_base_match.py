@@ -1,5 +1,5 @@
 """Our GGP player against ggp-base (the field's reference Java server and player library), on a
-user's ggp-base build: :mod:`blokuszero.match.ggp_base`'s command line.
+user's ggp-base build: :mod:`blokuszero.match.ggp.ggp_base`'s command line.
 
     python scripts/ggp_base_match.py referee RULES.kif... --ggp-base DIR [--matches 2]
         [--start-clock 60] [--play-clock 10] [--seed 0] [--player-options '--playout mast']
@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from blokuszero.match.ggp_base import compile_drivers, format_tally, ggp_base_classpath, run_series, tally
+from blokuszero.match.ggp.ggp_base import compile_drivers, format_tally, ggp_base_classpath, run_series, tally
 from blokuszero.processes import stop_process
 
 DRIVERS = Path(__file__).resolve().parent / "ggp_base"  # the Java drivers, compiled at each run

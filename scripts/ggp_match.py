@@ -1,5 +1,5 @@
 """Plays GGP matches between HTTP players (ours or foreign, by URL):
-:mod:`blokuszero.match.ggp_manager`'s command line.
+:mod:`blokuszero.match.ggp.game_manager`'s command line.
 
     python scripts/ggp_match.py RULES.kif URL1 URL2 ... [--start-clock 10] [--play-clock 5]
         [--matches 1] [--rotate] [--out matches/]
@@ -13,7 +13,7 @@ import argparse
 
 import numpy as np
 
-from blokuszero.match.ggp_manager import run_matches
+from blokuszero.match.ggp.game_manager import run_matches
 
 
 def main() -> None:

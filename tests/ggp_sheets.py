@@ -31,7 +31,7 @@ def uct_first_places(game, spec: dict, games: int) -> int:
     (ties included) against uniformly random players, its seat rotating."""
     from blokuszero.players.base import RandomPlayer
     from blokuszero.players.factory import make_player
-    from blokuszero.players.game_loop import play
+    from blokuszero.referee.game_loop import play
 
     first = 0
     for g in range(games):

@@ -1,5 +1,6 @@
-"""The package's layers point down only, no module imports one that imports it back, and
-docs/ARCHITECTURE.md names every module and only files that exist.
+"""The package's layers point down only, no module imports one that imports it back, each game
+family's players, match glue and engine sit in folders named for it, and docs/ARCHITECTURE.md names
+every module and only files that exist.
 
 Imports are read from the source (every ``import``, module-level or inside a function: a lazy import is
 still a dependency), so the test needs nothing to be importable.
@@ -16,9 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "blokuszero"
 DOCUMENT = PACKAGE.parent / "docs" / "ARCHITECTURE.md"
 
 #: Each top-level part of the package and its layer: a module may import its own layer and the
-#: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache) are layer 0.
-LAYERS = {"games": 1, "protocols": 2, "search": 2, "nn": 3, "players": 4, "match": 5, "rl": 6,
-          "engines": 7, "bench": 8, "experiments": 8}
+#: ones below. Plain helpers (settings, files, provenance, cluster, numba_cache, threads) are layer 0.
+#: The referee's game loop sits beside the players: a player's pre-game self-play runs through it.
+LAYERS = {"games": 1, "protocols": 2, "search": 2, "nn": 3, "knowledge": 3, "players": 4, "referee": 4,
+          "match": 5, "rl": 6, "engines": 7, "bench": 8, "experiments": 8}
 
 
 def _name(path: Path) -> str:
@@ -129,6 +131,62 @@ def test_search_nn_and_rl_know_no_particular_game():
                    and len(d.split(".")) > 2 and d.split(".")[2] in families)
     assert families >= {"blokus", "go", "daihinmin", "ggp"}
     assert not found, "imports of a particular game:\n" + "\n".join(found)
+
+
+#: Each game family by its games/ package, with the other names its modules go by (its protocol).
+FAMILY_NAMES = {"blokus": ("blokus",), "go": ("go",), "daihinmin": ("daihinmin", "uecda"), "ggp": ("ggp",)}
+#: The parts where a family's code lives in a folder named for the family (``match/daihinmin/``).
+FAMILY_PARTS = ("knowledge", "players", "match", "engines")
+#: Modules not yet in their family's folder, each with the reason. The test fails once one of them
+#: conforms, so that it leaves this list.
+NOT_YET_IN_FAMILY_FOLDERS = {
+    **dict.fromkeys(("players.daihinmin_default_client", "players.daihinmin_mc", "players.daihinmin_playouts",
+                     "players.ggp_uct"), "players/factory.py imports it by this path; it moves with the factory"),
+    **dict.fromkeys(("engines.board.records", "engines.board.server", "engines.board.table"),
+                    "the Blokus web board is its own program (blokuszero-board), beside the Blokus engine"),
+}
+
+
+def family_folder_faults(graph: dict[str, set[str]]) -> list[str]:
+    """Modules of :data:`FAMILY_PARTS` that serve one family (they import its games package, or their
+    file is named for it) outside ``<part>/<family>/``, and modules inside a family's folder that
+    serve another family."""
+    faults = []
+    for module, deps in sorted(graph.items()):
+        parts = module.split(".")
+        if len(parts) < 3 or parts[1] not in FAMILY_PARTS:
+            continue
+        served = {d.split(".")[2] for d in deps if len(d.split(".")) > 2 and d.split(".")[1] == "games"
+                  and d.split(".")[2] in FAMILY_NAMES}
+        served |= {f for f, names in FAMILY_NAMES.items() if parts[-1].startswith(names)}
+        folder = parts[2] if parts[2] in FAMILY_NAMES else None  # the folder's own __init__ too
+        if folder is not None and served - {folder}:
+            faults.append(f"{module} (in {folder}/) serves {sorted(served - {folder})}")
+        elif folder is None and len(served) == 1:
+            faults.append(f"{module} serves {served.pop()} but is not in {parts[1]}/<family>/")
+    return faults
+
+
+def test_each_family_has_its_own_folders():
+    """A family's players, match glue, engine and learned knowledge are found by folder name alone."""
+    faults = family_folder_faults(import_graph())
+    waiting = {f"blokuszero.{m}" for m in NOT_YET_IN_FAMILY_FOLDERS}
+    unexpected = [f for f in faults if f.split(" ")[0] not in waiting]
+    assert not unexpected, "modules outside their family's folder:\n" + "\n".join(unexpected)
+    conforming = sorted(waiting - {f.split(" ")[0] for f in faults})
+    assert not conforming, "now in their family's folder: remove from NOT_YET_IN_FAMILY_FOLDERS:\n" + "\n".join(
+        conforming)
+
+
+def test_the_family_check_sees_a_module_in_the_wrong_room():
+    graph = {"blokuszero.match.uecda_server": set(), "blokuszero.match.go.referee": {"blokuszero.games.ggp.game"},
+             "blokuszero.players.mc": {"blokuszero.games.daihinmin.rules"}, "blokuszero.match.arena": set(),
+             "blokuszero.players.factory": {"blokuszero.games.go", "blokuszero.games.ggp"},
+             "blokuszero.match.ggp.ggp_base": {"blokuszero.games.ggp.kif"}}
+    assert family_folder_faults(graph) == [
+        "blokuszero.match.go.referee (in go/) serves ['ggp']",
+        "blokuszero.match.uecda_server serves daihinmin but is not in match/<family>/",
+        "blokuszero.players.mc serves daihinmin but is not in players/<family>/"]
 
 
 def document_gaps(text: str, package: Path) -> tuple[list[str], list[str]]:

@@ -15,13 +15,7 @@ from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker
 from blokuszero.games.numba_random import seed_numba
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record, rules_of
-from blokuszero.match.uecda_server import LocalSeat, run_match
-from blokuszero.players.base import RandomPlayer
-from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
-from blokuszero.players.daihinmin_opponent_model import (
+from blokuszero.knowledge.daihinmin.opponent_model import (
     IMPROVED,
     OpponentModel,
     _histogram,
@@ -30,6 +24,12 @@ from blokuszero.players.daihinmin_opponent_model import (
     score,
     strengths,
 )
+from blokuszero.match.daihinmin.uecda_replay import replay_record, rules_of
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
+from blokuszero.match.daihinmin.uecda_settings import MatchSettings
+from blokuszero.players.base import RandomPlayer
+from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
 from blokuszero.players.daihinmin_playouts import RolePlayouts, play_out
 from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.search.selection import ucb1_tuned_scores
@@ -254,7 +254,7 @@ def test_mc_beats_random_players_clearly():
 @pytest.mark.parametrize("spec", ["mc:model:10", "mc:model_sample/model:10"])
 def test_model_client_learns_its_opponents(spec):
     client = make_client(DaihinminGame(), parse_client_spec(spec), seed=1)
-    run_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}")
+    serve_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}")
                                             for p in range(1, 5)],
               MatchSettings(games=4), seed=6)
     assert client.me == 0 and client.player.playout_models is not None
@@ -285,7 +285,7 @@ def test_playout_specs():
 
 def test_mc_client_plays_a_match_through_the_tables():
     game = DaihinminGame()
-    result = run_match([LocalSeat(make_client(game, parse_client_spec("mc:random:20"), seed=1), "mc0")]
+    result = serve_match([LocalSeat(make_client(game, parse_client_spec("mc:random:20"), seed=1), "mc0")]
                        + [LocalSeat(DefaultClient(), f"dflt{p}") for p in range(1, 5)],
                        MatchSettings(games=6), seed=4)
     assert len(result.points) == 6

@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 from blokuszero.experiments import daihinmin_opponent_models
+from blokuszero.experiments.daihinmin_opponent_models import MODELS, accuracy_protocol, option_key
 from blokuszero.games.daihinmin import DaihinminGame, DaihinminState
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import A_VALUE, PASS
 from blokuszero.games.daihinmin.cards import FULL_DECK, JOKER, card_index, hand_of, parse_cells
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.numba_random import seed_numba
-from blokuszero.match.uecda_replay import rules_of
-from blokuszero.players import daihinmin_opponent_model as M
+from blokuszero.knowledge.daihinmin import opponent_model as M
+from blokuszero.match.daihinmin.uecda_replay import rules_of
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 
@@ -139,9 +140,9 @@ def test_untrained_model_plays_a_legal_non_pass_and_bad_input_is_refused():
     with pytest.raises(ValueError, match="play phase"):
         model.predict(over)
     with pytest.raises(ValueError, match="unknown opponent model"):
-        M.accuracy_protocol([], "oracle", [0])
+        accuracy_protocol([], "oracle", [0])
     with pytest.raises(ValueError, match="ties must be"):
-        M.accuracy_protocol([], "improved", [0], ties="last")
+        accuracy_protocol([], "improved", [0], ties="last")
 
 
 def test_protocol_on_a_real_record():
@@ -154,8 +155,8 @@ def test_protocol_on_a_real_record():
         if s[K.S_PHASE] == K.P_OVER:  # else the record's random ranks ended it
             assert list(s[K.S_ORDER:K.S_ORDER + 5]) == g.result
     acc = {}
-    for model in M.MODELS:
-        hits, moves = M.accuracy_protocol(games, model, [0, 1, 2, 3, 4], seed=0)
+    for model in MODELS:
+        hits, moves = accuracy_protocol(games, model, [0, 1, 2, 3, 4], seed=0)
         assert moves[0] == 0 and moves[1:].sum() > 1000
         acc[model] = hits.sum() / moves.sum()
     assert acc["random"] < acc["naive_bayes"] < acc["improved"]
@@ -228,7 +229,7 @@ def _one_decision_match(hand: str, made: str, n: int):
 @pytest.mark.parametrize("made, first", [("S3", 1.0), ("S9", 0.0)])
 def test_protocol_tie_rules_on_four_tied_options(made, first):
     games = _one_decision_match("S3H3S9", made, 8)
-    rate = {ties: M.accuracy_protocol(games, "naive_bayes", [0], ties=ties)
+    rate = {ties: accuracy_protocol(games, "naive_bayes", [0], ties=ties)
             for ties in ("first", "split", "any")}
     assert all(moves.sum() == 8 for _, moves in rate.values())
     assert rate["first"][0].sum() / 8 == first
@@ -238,16 +239,16 @@ def test_protocol_tie_rules_on_four_tied_options(made, first):
 
 def test_protocol_random_counts_the_pass_and_options_by_cards():
     games = _one_decision_match("S3H3S9", "S9", 4000)
-    plays = M.accuracy_protocol(games, "random", [0], seed=1, random_pass=False)[0].sum() / 4000
-    with_pass = M.accuracy_protocol(games, "random", [0], seed=1)[0].sum() / 4000
+    plays = accuracy_protocol(games, "random", [0], seed=1, random_pass=False)[0].sum() / 4000
+    with_pass = accuracy_protocol(games, "random", [0], seed=1)[0].sum() / 4000
     assert abs(plays - 1 / 4) < 0.03 and abs(with_pass - 1 / 5) < 0.03
     # With the joker: 12 actions (it stands for different suits) but 7 sets of cards.
     state = _state("S3H3JK")
     plays = set(state.legal_actions()) - {PASS}
-    assert len(plays) == 12 and len({M.option_key(a, "cards") for a in plays}) == 7
+    assert len(plays) == 12 and len({option_key(a, "cards") for a in plays}) == 7
     games = _one_decision_match("S3H3JK", "S3H3", 8)
     for options, k in (("actions", 12), ("cards", 7)):
-        hits, moves = M.accuracy_protocol(games, "naive_bayes", [0], ties="split", options=options)
+        hits, moves = accuracy_protocol(games, "naive_bayes", [0], ties="split", options=options)
         assert hits.sum() / moves.sum() == pytest.approx(1 / k)
 
 
@@ -268,7 +269,7 @@ def test_experiment_rows_are_the_protocol_with_their_feature_groups(tmp_path, ca
     moves = [M.game_moves(g, game) for g in record.games]
     for row, features in (("improved", M.F_FIELD | M.F_SHAPE), ("improved -field", M.F_SHAPE),
                           ("naive_bayes +lead", M.F_LEAD)):
-        hits, n = M.accuracy_protocol(moves, "improved", [0, 1, 2, 3, 4], features=features,
+        hits, n = accuracy_protocol(moves, "improved", [0, 1, 2, 3, 4], features=features,
                                       ties="split")
         assert out[row] == round(100 * hits.sum() / n.sum(), 2)
 
@@ -277,9 +278,9 @@ def test_protocol_prior_records_are_learned_first():
     """Player 0 always plays S9 from S3 H3 S9: learned beforehand, the model predicts it and
     the first game counts too."""
     games = _one_decision_match("S3H3S9", "S9", 8)
-    hits, moves = M.accuracy_protocol(games[1:], "naive_bayes", [0], ties="split")
+    hits, moves = accuracy_protocol(games[1:], "naive_bayes", [0], ties="split")
     assert moves.sum() == 0  # nothing learned before the only game: nothing predicted
-    hits, moves = M.accuracy_protocol(games[1:], "naive_bayes", [0], ties="split", prior=games[1:])
+    hits, moves = accuracy_protocol(games[1:], "naive_bayes", [0], ties="split", prior=games[1:])
     assert moves.sum() == 8 and hits.sum() == 8
-    hits, moves = M.accuracy_protocol(games, "naive_bayes", [0], ties="split")
+    hits, moves = accuracy_protocol(games, "naive_bayes", [0], ties="split")
     assert hits.sum() / moves.sum() == pytest.approx(1 / 4)

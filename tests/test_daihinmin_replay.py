@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_replay import replay_record
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
+from blokuszero.match.daihinmin.uecda_settings import MatchSettings
 from blokuszero.players.daihinmin_default_client import DefaultClient
 
 DATA = Path(__file__).parent / "data"
@@ -64,7 +64,7 @@ def _body(path) -> list[str]:
 
 def test_our_server_deals_and_plays_as_the_official_one(match1, tmp_path):
     seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
-    run_match(seats, MatchSettings(games=60, rank_reset=100), seed=int(
+    serve_match(seats, MatchSettings(games=60, rank_reset=100), seed=int(
         match1.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))
     assert _body(tmp_path / "ours.log") == _body(MATCH1)[:60 * 7]
 
@@ -80,7 +80,7 @@ def test_official_records_agree_in_full(number, decisions, tmp_path):
     assert report.ok, (report.first_disagreement, report.first_decision_miss)
     assert (report.games, report.decisions) == (1000, decisions)
     seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
-    run_match(seats, MatchSettings(games=1000, rank_reset=100),
+    serve_match(seats, MatchSettings(games=1000, rank_reset=100),
               seed=int(record.header["RANDOM_SEED"]), log_path=str(tmp_path / "ours.log"))
     assert _body(tmp_path / "ours.log") == _body(path)
 
@@ -106,7 +106,7 @@ def test_self_follow_lets_the_last_player_answer_its_own_play(tmp_path):
     paths = {}
     for self_follow in (False, True):
         paths[self_follow] = tmp_path / f"self_follow_{self_follow}.log"
-        run_match([LocalSeat(DefaultClient(), f"d{i}") for i in range(5)], settings,
+        serve_match([LocalSeat(DefaultClient(), f"d{i}") for i in range(5)], settings,
                   Rules(self_follow=self_follow), seed=21, log_path=str(paths[self_follow]))
     official, variant = read_log(paths[False]), read_log(paths[True])
     assert "RULE_SELF_FOLLOW" not in official.header

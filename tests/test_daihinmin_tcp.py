@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from project_scripts import load_script
 
-from blokuszero.engines import uecda as client_main
-from blokuszero.engines.uecda import connect, play_match
+from blokuszero.engines.daihinmin import uecda_client as client_main
+from blokuszero.engines.daihinmin.uecda_client import connect, play_match
 from blokuszero.games.daihinmin.log import read_log
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_replay import replay_record
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_replay import replay_record
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
+from blokuszero.match.daihinmin.uecda_settings import MatchSettings
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.protocols.uecda import (
     TcpSeat,
@@ -59,7 +59,7 @@ def _serve(clients, log_path, seed=11):
         thread.start()
         threads.append(thread)
         seats.append(TcpSeat(*accept_player(listener, i, timeout=10)))
-    result = run_match(seats, SETTINGS, seed=seed, log_path=str(log_path), port=port)
+    result = serve_match(seats, SETTINGS, seed=seed, log_path=str(log_path), port=port)
     for seat in seats:
         seat.conn.close()
     for thread in threads:
@@ -71,7 +71,7 @@ def _serve(clients, log_path, seed=11):
 def test_full_match_of_five_tcp_clients_matches_the_in_process_one(tmp_path):
     result, outcomes = _serve([DefaultClient() for _ in range(5)], tmp_path / "tcp.log")
     assert outcomes == [SETTINGS.games] * 5  # each client saw the end flag 2 and stopped
-    local = run_match([LocalSeat(DefaultClient(), f"c{i}") for i in range(5)], SETTINGS,
+    local = serve_match([LocalSeat(DefaultClient(), f"c{i}") for i in range(5)], SETTINGS,
                       seed=11, log_path=str(tmp_path / "local.log"))
     assert result.points == local.points
     tcp_games, local_games = read_log(tmp_path / "tcp.log").games, read_log(
@@ -157,7 +157,7 @@ def test_an_invalid_gift_is_replaced_by_the_strongest_cards(tmp_path):
     from blokuszero.games.daihinmin.cards import strongest_cards, table_to_hand
 
     seats = [LocalSeat(BadGifts(), f"b{i}") for i in range(5)]
-    run_match(seats, SETTINGS, seed=3, log_path=str(tmp_path / "gifts.log"))
+    serve_match(seats, SETTINGS, seed=3, log_path=str(tmp_path / "gifts.log"))
     record = read_log(tmp_path / "gifts.log")
     checked = 0
     for g in record.games:
@@ -186,7 +186,7 @@ def test_match_script_with_tcp_client_processes(tmp_path, capsys):
 
 
 def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, capsys, monkeypatch):
-    # README's `cmd:python -m blokuszero.engines.uecda ...` from a shell whose `python` is another
+    # README's `cmd:python -m blokuszero.engines.daihinmin ...` from a shell whose `python` is another
     # interpreter (no virtual environment activated): the client must still run on this one.
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -195,7 +195,7 @@ def test_match_script_starts_a_python_client_with_its_own_interpreter(tmp_path, 
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
     script = load_script("daihinmin_match")
     assert script.main(["--games", "2", "--seed", "6", "--players",
-                        "default,default,default,default,cmd:python -m blokuszero.engines.uecda "
+                        "default,default,default,default,cmd:python -m blokuszero.engines.daihinmin "
                         "-h {host} -p {port} -n cmd4"]) == 0
     assert "player 4 cmd4" in capsys.readouterr().out
 

@@ -69,7 +69,7 @@ def run_dir(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("runs") / "tiny"
     config = json.dumps({"model": {"name": "b2c32conv"}, "seed": 7})
     torch.manual_seed(7)
-    model = build_model("b2c32conv")
+    model = build_model("b2c32conv", "blokus")
     for step in (10, 20):
         with torch.no_grad():
             next(model.parameters()).add_(0.01)  # a network that changes from step to step
@@ -115,7 +115,7 @@ def test_the_untrained_network_searches_as_its_run_trained(tmp_path):
     run = tmp_path / "gumbel_run"
     config = json.dumps({"model": {"name": "b2c32conv"}, "seed": 3,
                          "search": {"gumbel": True, "q_init": "parent", "simulations": 16}})
-    save_network(run / "curve" / "checkpoints", 5, "b2c32conv", build_model("b2c32conv").state_dict(), config)
+    save_network(run / "curve" / "checkpoints", 5, "b2c32conv", build_model("b2c32conv", "blokus").state_dict(), config)
     untrained, trained = candidates(run / "curve", include_untrained=True)
     assert untrained.label == "gumbel_run@0" and trained.label == "gumbel_run@5"
     network = {"preset": "alphazero", "simulations": 200, "q_init": 0.0}
@@ -232,7 +232,7 @@ def test_ray_backend_plays_the_same_games_as_processes(tmp_path):
 def test_workers_use_one_torch_thread_even_when_torch_came_first():
     # Spawned workers import the parent's main module (scripts/evaluate.py imports torch) before
     # the initializer runs; two spinning threads per worker cost 30x the CPU time on 2 busy cores.
-    code = ("import torch; torch.set_num_threads(2); from blokuszero.match.runner import "
+    code = ("import torch; torch.set_num_threads(2); from blokuszero.threads import "
             "set_math_threads; set_math_threads(); print(torch.get_num_threads())")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1"

@@ -1,4 +1,4 @@
-"""The one game loop (blokuszero/players/game_loop.py): each hook on small real games."""
+"""The one game loop (blokuszero/referee/game_loop.py): each hook on small real games."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from blokuszero.games.base import CHANCE, SIMULTANEOUS
 from blokuszero.games.registry import make_game
 from blokuszero.players import base
 from blokuszero.players.base import PlayerFailure, RandomPlayer, Resign
-from blokuszero.players.game_loop import RefereeRefusal, play
+from blokuszero.referee.game_loop import RefereeRefusal, play
 
 GGP_RULES = Path(__file__).parent / "data" / "ggp"
 

@@ -25,7 +25,7 @@ TINY = {"preset": "alphazero", "simulations": 2}
 def network(directory: Path, seed: int, search: dict | None = None) -> Path:
     """An untrained b2c32conv network initialised from torch seed ``seed``."""
     torch.manual_seed(seed)
-    net = build_model("b2c32conv")
+    net = build_model("b2c32conv", "blokus")
     config = json.dumps({"seed": seed, "search": search or {"gumbel": True, "q_init": "parent"}})
     return save_network(directory, seed + 1, "b2c32conv", net.state_dict(), config,
                         model_config=dataclasses.asdict(net.config))

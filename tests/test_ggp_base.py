@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from ggp_sheets import RULES_DIR, sheet_game
 
-from blokuszero.engines.ggp_player import GgpPlayerEngine, serve
+from blokuszero.engines.ggp.http_player import GgpPlayerEngine, serve
 from blokuszero.games.ggp import GgpGame
-from blokuszero.match.ggp_base import (
+from blokuszero.match.ggp.game_manager import post, run_matches
+from blokuszero.match.ggp.ggp_base import (
     OURS,
     THEIRS,
     TimingRelay,
@@ -33,7 +34,6 @@ from blokuszero.match.ggp_base import (
     sheet_roles,
     tally,
 )
-from blokuszero.match.ggp_manager import post, run_matches
 from blokuszero.protocols.ggp_http import parse_message
 
 DRIVERS = Path(__file__).resolve().parents[1] / "scripts" / "ggp_base"

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from ggp_sheets import sheet_game
 
-from blokuszero.games.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
+from blokuszero.knowledge.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from blokuszero.rl import simulation_balancing as sb
 from blokuszero.search.playout_policies import PolicyRolloutEvaluator
 

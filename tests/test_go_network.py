@@ -135,7 +135,7 @@ def test_network_evaluator_on_go():
     evaluation = NetworkEvaluator(net, make_encoder(game)).evaluate([white])[0]
     assert evaluation.prior.shape == (81,) and np.all(np.abs(evaluation.value) <= 1)
     with pytest.raises(ValueError, match=r"built for blokus .* the encoder of go gives \(5, 9, 82, 2\)"):
-        NetworkEvaluator(build_model("b2c32conv"), GoEncoder(game))
+        NetworkEvaluator(build_model("b2c32conv", "blokus"), GoEncoder(game))
 
 
 def test_go_network_trains_through_train_py(tmp_path):
@@ -165,7 +165,7 @@ def test_go_network_trains_through_train_py(tmp_path):
 
 def test_a_network_stored_before_networks_named_their_game_loads_as_blokus(tmp_path):
     torch.manual_seed(0)
-    net = build_model("b2c32conv")
+    net = build_model("b2c32conv", "blokus")
     stored = {k: v for k, v in dataclasses.asdict(net.config).items() if k != "game"}  # as written before
     path = save_network(tmp_path, 7, "b2c32conv", net.state_dict(), model_config=stored)
     loaded, step = load_network(path)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from test_go_rules import position
 
+from blokuszero.experiments.go_diagnostics import policy_duel
 from blokuszero.games.go import GoGame
 from blokuszero.games.go import playouts as P
 from blokuszero.games.go.game import playout_rules
@@ -228,7 +229,7 @@ def test_policy_names():
 def test_informed_policy_beats_uniform_moves_in_whole_games():
     # The policies alone, no search: Fuego's rules should win nearly every game against
     # uniform moves (97% over 2,000 games), and a policy against itself about half.
-    black, white = P.policy_duel(9, P.ALL_RULES, 0, 200, 6.5, 1)
+    black, white = policy_duel(9, P.ALL_RULES, 0, 200, 6.5, 1)
     assert black + white >= 170 and min(black, white) >= 80
-    black, white = P.policy_duel(9, 0, 0, 400, 6.5, 2)
+    black, white = policy_duel(9, 0, 0, 400, 6.5, 2)
     assert 150 <= black + white <= 250  # Black's edge and White's komi balance out

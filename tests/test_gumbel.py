@@ -22,8 +22,8 @@ from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
 from blokuszero.search import MCTS, PUCT, GumbelInterior, GumbelRoot, Tree, policy_target
 from blokuszero.search.alphazero import network_search
 from blokuszero.search.evaluators import Evaluation, Evaluator, UniformEvaluator
+from blokuszero.search.gumbel import completed_q_sigma, improved_policy, raw_value
 from blokuszero.search.policies import considered_visits
-from blokuszero.search.selection import completed_q_sigma, improved_policy, raw_value
 from blokuszero.settings import SettingError
 
 

@@ -11,38 +11,17 @@ from pathlib import Path
 import pytest
 import ray
 import torch
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
 from blokuszero.nn.checkpoint import digest, latest_checkpoint, save_checkpoint, save_network
 from blokuszero.nn.model import build_model
 from blokuszero.rl.trainer import Trainer
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = ["train.schedule=paper", "train.total_steps=40", "train.initial_games=6", "train.buffer_games=40",
-        "train.steps_per_iteration=10", "train.games_per_iteration=3", "train.checkpoint_every=10",
-        "train.games_per_task=3", "search.simulations=4", "selfplay.games_in_parallel=3",
-        "optimizer.batch_size=8", "progress=false"]
-
-
-def tiny_config(run_dir: Path, *overrides: str) -> dict:
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        cfg = compose("config", overrides=[*TINY, f"run_dir={run_dir}", *overrides])
-    return OmegaConf.to_container(cfg, resolve=True)
-
 
 def network(directory: Path, seed: int, model: str = "b2c32conv", step: int = 7) -> Path:
     torch.manual_seed(seed)
-    net = build_model(model)
+    net = build_model(model, "blokus")
     return save_network(directory, step, model, net.state_dict(), json.dumps({"seed": seed}),
                         model_config=dataclasses.asdict(net.config))
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def _stop_actors(trainer: Trainer) -> None:
@@ -51,10 +30,10 @@ def _stop_actors(trainer: Trainer) -> None:
         ray.kill(actor, no_restart=True)
 
 
-def test_a_new_run_starts_from_the_network_and_a_resumed_one_ignores_it(tmp_path, ray_session, capsys):
+def test_a_new_run_starts_from_the_network_and_a_resumed_one_ignores_it(tiny_run, tmp_path, ray_session, capsys):
     source = network(tmp_path / "a", seed=1)
     run_dir = tmp_path / "run"
-    trainer = Trainer(tiny_config(run_dir, f"train.init_from={source}"), run_dir)
+    trainer = Trainer(tiny_run.config(run_dir, f"train.init_from={source}"), run_dir)
     trainer._start()
     try:
         stored = torch.load(source, weights_only=True)["learner"]["model"]
@@ -76,7 +55,7 @@ def test_a_new_run_starts_from_the_network_and_a_resumed_one_ignores_it(tmp_path
     assert "starting from the network in" in capsys.readouterr().out
 
     other = network(tmp_path / "b", seed=2)
-    again = Trainer(tiny_config(run_dir, f"train.init_from={other}"), run_dir)
+    again = Trainer(tiny_run.config(run_dir, f"train.init_from={other}"), run_dir)
     again._start()
     try:
         said = capsys.readouterr().out
@@ -106,40 +85,40 @@ def _corrupt(path: Path) -> Path:
                                           r"model: blocks 4 \(run: 2\), filters 64 \(run: 32\)"),
     (lambda d: save_checkpoint(d, 1, {"counters": {}}), "holds no network"),
 ])
-def test_a_bad_init_from_is_a_one_line_setting_error_before_anything_starts(tmp_path, make, message):
+def test_a_bad_init_from_is_a_one_line_setting_error_before_anything_starts(tiny_run, tmp_path, make, message):
     path = make(tmp_path)
     run_dir = tmp_path / "run"
     with pytest.raises(ValueError) as caught:
-        Trainer(tiny_config(run_dir, f"train.init_from={path}"), run_dir)
+        Trainer(tiny_run.config(run_dir, f"train.init_from={path}"), run_dir)
     text = str(caught.value)
     assert text.startswith("train.init_from cannot start this run: ") and "\n" not in text
     assert re.search(message, text), text
     assert not run_dir.exists()
 
 
-def test_a_network_without_a_stored_shape_is_checked_by_its_weights(tmp_path):
+def test_a_network_without_a_stored_shape_is_checked_by_its_weights(tiny_run, tmp_path):
     """Older network files store no model_config: loading the weights into the run's model decides."""
     torch.manual_seed(0)
-    path = save_network(tmp_path, 1, "b4c64conv", build_model("b4c64conv").state_dict())
+    path = save_network(tmp_path, 1, "b4c64conv", build_model("b4c64conv", "blokus").state_dict())
     with pytest.raises(ValueError, match="network does not fit this run's model: .*size mismatch"):
-        Trainer(tiny_config(tmp_path / "run", f"train.init_from={path}"), tmp_path / "run")
+        Trainer(tiny_run.config(tmp_path / "run", f"train.init_from={path}"), tmp_path / "run")
     torch.manual_seed(0)
-    fits = save_network(tmp_path / "ok", 1, "b2c32conv", build_model("b2c32conv").state_dict())
-    Trainer(tiny_config(tmp_path / "run", f"train.init_from={fits}"), tmp_path / "run")
+    fits = save_network(tmp_path / "ok", 1, "b2c32conv", build_model("b2c32conv", "blokus").state_dict())
+    Trainer(tiny_run.config(tmp_path / "run", f"train.init_from={fits}"), tmp_path / "run")
     assert latest_checkpoint(tmp_path / "run" / "checkpoints") is None
 
 
-def test_step_0_of_a_run_started_from_a_network_is_that_network(tmp_path):
+def test_step_0_of_a_run_started_from_a_network_is_that_network(tiny_run, tmp_path):
     """evaluate.py untrained=true: a run with train.init_from started from that file, not from a
     random network; one whose file now holds another network (a gate shipped over it) is refused."""
     from blokuszero.match.evaluation import candidates
 
     source = network(tmp_path / "a", seed=1)
     lineage = {"path": str(source), "sha256": digest(source), "step": 7, "model_name": "b2c32conv"}
-    config = json.dumps(tiny_config(tmp_path / "run", f"train.init_from={source}"))
+    config = json.dumps(tiny_run.config(tmp_path / "run", f"train.init_from={source}"))
     torch.manual_seed(3)
-    save_network(tmp_path / "run" / "checkpoints", 10, "b2c32conv", build_model("b2c32conv").state_dict(), config,
-                 init_from=lineage)
+    save_network(tmp_path / "run" / "checkpoints", 10, "b2c32conv", build_model("b2c32conv", "blokus").state_dict(),
+                 config, init_from=lineage)
     found = candidates(tmp_path / "run", include_untrained=True)
     assert [(c.step, c.spec["checkpoint"]) for c in found] == [
         (0, str(source)), (10, str(tmp_path / "run" / "checkpoints" / "ckpt_000000010.pt"))]

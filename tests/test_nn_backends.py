@@ -28,8 +28,8 @@ SHIPPED = "checkpoints/blokus_b2c32conv_gumbel.pt"
 def networks():
     torch.manual_seed(1)
     yield "shipped", load_network(SHIPPED)[0], "blokus"
-    yield "b2c32 (FC heads)", build_model("b2c32"), "blokus"
-    yield "b2c32conv with a score head", build_model("b2c32conv", score_head=True), "blokus"
+    yield "b2c32 (FC heads)", build_model("b2c32", "blokus"), "blokus"
+    yield "b2c32conv with a score head", build_model("b2c32conv", "blokus", score_head=True), "blokus"
     yield "go9 b2c32conv (a global pass logit)", build_model("b2c32conv", "go9"), "go9"
 
 
@@ -78,7 +78,7 @@ def test_a_backend_that_cannot_run_names_the_fix(monkeypatch):
         backend_name("tensorrt", torch.device("cpu"))
     with pytest.raises(BackendError, match=r"runs on the CPU, not cuda: use backend=torch"):
         backend_name("onnxruntime", torch.device("cuda"))
-    model = build_model("b2c32conv")
+    model = build_model("b2c32conv", "blokus")
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if it were not installed
     with pytest.raises(BackendError, match=r"needs ONNX Runtime: pip install onnxruntime onnx \(or choose backend="):
         make_forward(model, "onnxruntime", (33, 20, 20), torch.device("cpu"))

@@ -27,7 +27,7 @@ def replay(game: dict, placements: int) -> BlokusState:
 @pytest.fixture(scope="module")
 def net() -> nn.Module:
     torch.manual_seed(0)
-    return build_model("b2c32conv")
+    return build_model("b2c32conv", "blokus")
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_cache_drops_the_least_recently_used(net, positions):
 
 def test_set_weights_clears_the_cache(net, positions):
     state = positions[2]
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), BLOKUS, cache_size=10)
+    evaluator = NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS, cache_size=10)
     before = evaluator.evaluate([state])[0]
     evaluator.set_weights(net.state_dict(), version=3)
     assert evaluator.version == 3 and not evaluator.cache
@@ -156,9 +156,9 @@ def test_half_is_ignored_on_cpu(net, positions):
 @pytest.mark.parametrize("half", [False, True])
 def test_cuda_matches_cpu(positions, half):
     torch.manual_seed(0)
-    cpu = NetworkEvaluator(build_model("b2c32conv"), BLOKUS).evaluate(positions)
+    cpu = NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS).evaluate(positions)
     torch.manual_seed(0)
-    cuda = NetworkEvaluator(build_model("b2c32conv"), BLOKUS, device="cuda", half=half).evaluate(positions)
+    cuda = NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS, device="cuda", half=half).evaluate(positions)
     for a, b in zip(cpu, cuda):
         np.testing.assert_allclose(b.prior, a.prior, atol=1e-2 if half else 1e-4)
         np.testing.assert_allclose(b.value, a.value, atol=1e-2 if half else 1e-4)

@@ -24,13 +24,13 @@ def count(*modules: nn.Module) -> int:
 def paper_net() -> PolicyValueNet:
     # On the meta device: shapes without memory or initialisation time.
     with torch.device("meta"):
-        return PolicyValueNet(MODEL_SIZES["b10c128"])
+        return PolicyValueNet(dataclasses.replace(MODEL_SIZES["b10c128"], game="blokus"))
 
 
 @pytest.fixture(scope="module", params=["b2c32", "b2c32conv"])
 def small_net(request) -> PolicyValueNet:
     torch.manual_seed(0)
-    return build_model(request.param)
+    return build_model(request.param, "blokus")
 
 
 def test_paper_parameter_counts(paper_net):
@@ -54,21 +54,21 @@ def test_named_sizes_match_their_names():
     assert MODEL_SIZES["b10c128"].policy_head == "fc"  # the paper's
     with pytest.raises(dataclasses.FrozenInstanceError):
         MODEL_SIZES["b2c32"].blocks = 3  # type: ignore[misc]
-    assert len(PolicyValueNet(ModelConfig(blocks=3, filters=8)).blocks) == 3
+    assert len(PolicyValueNet(ModelConfig(blocks=3, filters=8, game="blokus")).blocks) == 3
 
 
 def test_build_model():
-    net = build_model("b2c32conv", blocks=1)
+    net = build_model("b2c32conv", "blokus", blocks=1)
     assert isinstance(net, PolicyValueNet)
-    assert net.config == dataclasses.replace(MODEL_SIZES["b2c32conv"], blocks=1) and len(net.blocks) == 1
+    assert net.config == dataclasses.replace(MODEL_SIZES["b2c32conv"], blocks=1, game="blokus") and len(net.blocks) == 1
     with pytest.raises(ValueError, match="b2c32, b4c64, b10c128, b2c32conv, b4c64conv"):
-        build_model("b20c256")
+        build_model("b20c256", "blokus")
     with pytest.raises(ValueError, match="policy_head 'attention'"):
-        build_model("b2c32", policy_head="attention")
+        build_model("b2c32", "blokus", policy_head="attention")
     with pytest.raises(ValueError, match="value_head 'mlp'"):
-        build_model("b2c32", value_head="mlp")
+        build_model("b2c32", "blokus", value_head="mlp")
     with pytest.raises(ValueError, match="policy map reads cells up to 36378, but 91 planes of 14x14"):
-        PolicyValueNet(ModelConfig(blocks=1, filters=8, board_size=14, policy_head="conv"))
+        PolicyValueNet(ModelConfig(blocks=1, filters=8, board_size=14, policy_head="conv", game="blokus"))
 
 
 def test_forward_shapes_and_value_range(small_net):
@@ -100,7 +100,7 @@ def test_initialisation_xavier_for_last_layers_msra_for_the_rest(small_net):
 @pytest.mark.parametrize("name", ["b2c32", "b2c32conv"])
 def test_sgd_steps_with_weight_decay_lower_the_loss(name):
     torch.manual_seed(1)
-    net = build_model(name)
+    net = build_model(name, "blokus")
     opt = torch.optim.SGD(net.parameters(), lr=1e-2, momentum=0.9, weight_decay=1e-4)
     planes = torch.rand(4, 33, 20, 20)
     pi = torch.softmax(torch.randn(4, 30433), dim=1)
@@ -144,7 +144,7 @@ def test_conv_head_reads_each_placement_from_its_orientation_plane_at_its_anchor
 
 
 def test_conv_head_gather_index():
-    net = build_model("b2c32conv")
+    net = build_model("b2c32conv", "blokus")
     index = net.policy_map.index
     assert index.dtype == torch.int64 and index.shape == (T.NUM_PLACEMENTS,)
     assert 0 <= index.min() and index.max() < T.NUM_ORIENTATIONS * T.NUM_SQUARES
@@ -157,7 +157,7 @@ def test_conv_head_gather_index():
 
 def test_conv_head_logits_depend_on_the_position():
     torch.manual_seed(2)
-    net = build_model("b2c32conv").eval()
+    net = build_model("b2c32conv", "blokus").eval()
     planes = torch.zeros(2, 33, 20, 20)
     planes[1, 0, 0, 0] = 1  # one square of the mover in the corner a1
     with torch.no_grad():
@@ -178,9 +178,9 @@ def test_pooled_value_head_sees_where_nothing_is_but_not_where():
     planes[1, 0, 7:9, 7:9] = 1  # a 2x2 block of the mover's squares...
     planes[2, 0, 10:12, 9:11] = 1  # ...and the same block three rows down, two columns right
     for name, same in (("b2c32conv", True), ("b2c32", False)):
-        net = build_model(name).eval()
+        net = build_model(name, "blokus").eval()
         with torch.no_grad():
             _, values = net(planes)
         assert not torch.allclose(values[0], values[1], atol=1e-6)
         assert torch.allclose(values[1], values[2], atol=1e-6) == same
-    assert build_model("b2c32conv").value_fc1.in_features == 32  # one mean per filter
+    assert build_model("b2c32conv", "blokus").value_fc1.in_features == 32  # one mean per filter

@@ -7,8 +7,8 @@ import pytest
 from ggp_sheets import sheet_game
 
 from blokuszero.games.daihinmin import DaihinminGame
-from blokuszero.match.uecda_match import MatchSettings
-from blokuszero.match.uecda_server import LocalSeat, run_match
+from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
+from blokuszero.match.daihinmin.uecda_settings import MatchSettings
 from blokuszero.players.daihinmin_default_client import DefaultClient
 from blokuszero.players.daihinmin_mc import MonteCarloClient, MonteCarloPlayer
 from blokuszero.players.factory import make_client, make_player, parse_client_spec
@@ -76,6 +76,6 @@ def test_the_same_client_spec_and_seed_play_the_same_match():
     def points():
         seats = [LocalSeat(make_client(DaihinminGame(), MC, 5), "mc0")]
         seats += [LocalSeat(DefaultClient(), f"dflt{p}") for p in range(1, 5)]
-        return [list(p) for p in run_match(seats, MatchSettings(games=2), seed=1).points]
+        return [list(p) for p in serve_match(seats, MatchSettings(games=2), seed=1).points]
 
     assert points() == points()

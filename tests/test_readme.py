@@ -93,7 +93,7 @@ COMMANDS: dict[str, Run] = {
         Run(BOARD_PORT, serves="page", ports=(8040,), needs="blokuszero-board"),
     "python scripts/daihinmin_match.py --games 100 --log match.log": Run(("--games", "3", "--seed", "1")),
     "python scripts/daihinmin_match.py --games 100 --log match2.log --players 'default,tcp:default,default,default,"
-    "cmd:python -m blokuszero.engines.uecda -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
+    "cmd:python -m blokuszero.engines.daihinmin -h {host} -p {port}'": Run(("--games", "2", "--seed", "2")),
     "python scripts/daihinmin_replay.py match.log match2.log": Run(),
     "blokuszero-uecda -h server.example -p 42485 -n mybot --player default":
         Run(skip="joins a UECda server elsewhere, which no test can reach; the match above runs this "
@@ -289,7 +289,7 @@ def _make_checkpoint(path: Path) -> None:
 
     torch.manual_seed(0)
     config = '{"model": {"name": "b2c32conv"}, "seed": 0}'
-    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv").state_dict(), config)
+    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv", "blokus").state_dict(), config)
 
 
 def _free_port() -> int:

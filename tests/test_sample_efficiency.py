@@ -82,7 +82,7 @@ def test_score_loss_by_hand():
 
 def blokus_batch(n: int = 16):
     torch.manual_seed(0)
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), BlokusEncoder())
+    evaluator = NetworkEvaluator(build_model("b2c32conv", "blokus"), BlokusEncoder())
     games = []
     LockstepSelfPlay(BlokusGame(), evaluator, SelfPlaySettings(simulations=2, games_in_parallel=2),
                      0).play(2, games.append)
@@ -103,9 +103,9 @@ def test_the_score_weight_reaches_the_learner_and_trains_the_head():
     _, batch = blokus_batch()
     settings = LearnerSettings(learning_rate=0.01)
     with pytest.raises(ValueError, match="score head"):
-        Learner(build_model("b2c32conv"), settings, score_weight=1.0)
+        Learner(build_model("b2c32conv", "blokus"), settings, score_weight=1.0)
     torch.manual_seed(0)
-    model = build_model("b2c32conv", score_head=True)
+    model = build_model("b2c32conv", "blokus", score_head=True)
     logits, values, scores = model.heads(torch.tensor(batch.planes))
     assert scores.shape == values.shape == (16, 4)
     assert model(torch.tensor(batch.planes))[1].shape == (16, 4)  # search sees two outputs still
@@ -114,7 +114,7 @@ def test_the_score_weight_reaches_the_learner_and_trains_the_head():
     for _ in range(30):
         last = learner.train_step(batch)["loss/score"]
     assert first > 0 and last < 0.5 * first
-    without = Learner(build_model("b2c32conv"), settings).train_step(batch)
+    without = Learner(build_model("b2c32conv", "blokus"), settings).train_step(batch)
     assert without["loss/score"] == 0.0
     config = load_run_config({"train": {"score_weight": 0.5}})
     assert config.train.score_weight == 0.5

@@ -18,7 +18,7 @@ from blokuszero.games.blokus.game import BlokusGame
 from blokuszero.games.registry import make_game
 from blokuszero.players import base
 from blokuszero.players.factory import make_player, resolve_spec
-from blokuszero.players.game_loop import play
+from blokuszero.referee.game_loop import play
 from blokuszero.search import PlayoutMixing
 from blokuszero.search.compiled import TIMED_CHUNK
 from blokuszero.search.tree import Tree

@@ -33,28 +33,11 @@ from blokuszero.rl.selfplay import LockstepSelfPlay, SelfPlaySettings
 from blokuszero.rl.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["train.schedule=paper", "train.total_steps=40", "train.initial_games=6", "train.buffer_games=40",
-        "train.steps_per_iteration=10", "train.games_per_iteration=3", "train.checkpoint_every=10",
-        "train.log_every=5", "train.games_per_task=3", "search.simulations=4",
-        "selfplay.games_in_parallel=3", "optimizer.batch_size=8", "progress=false"]
 BLOKUS = BlokusEncoder()
 
 
-def tiny_config(run_dir: Path, *overrides: str) -> dict:
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        cfg = compose("config", overrides=[*TINY, f"run_dir={run_dir}", *overrides])
-    return OmegaConf.to_container(cfg, resolve=True)
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def self_play_games(n: int, seed: int = 0):
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), BLOKUS)
+    evaluator = NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS)
     games = []
     LockstepSelfPlay(BlokusGame(), evaluator, SelfPlaySettings(simulations=4, games_in_parallel=n),
                      seed).play(n, games.append)
@@ -78,7 +61,7 @@ def test_self_play_records_are_complete_games():
 def test_self_play_stops_when_asked():
     """``stop`` (a benchmark's time limit) ends play between simulation rounds, games unfinished."""
     rounds = itertools.count()
-    stats = LockstepSelfPlay(BlokusGame(), NetworkEvaluator(build_model("b2c32conv"), BLOKUS),
+    stats = LockstepSelfPlay(BlokusGame(), NetworkEvaluator(build_model("b2c32conv", "blokus"), BLOKUS),
                              SelfPlaySettings(simulations=4, games_in_parallel=2), 0).play(
         2, stop=lambda: next(rounds) >= 3)
     assert (stats.batches, stats.simulations, stats.games) == (3, 6, 0)
@@ -139,7 +122,7 @@ def test_network_overfits_a_fixed_batch():
     for g in self_play_games(2):
         buffer.add(g)
     batch = buffer.sample(16, np.random.default_rng(1))
-    learner = Learner(build_model("b2c32conv"), LearnerSettings(learning_rate=0.005))
+    learner = Learner(build_model("b2c32conv", "blokus"), LearnerSettings(learning_rate=0.005))
     first = learner.train_step(batch)
     for _ in range(150):
         last = learner.train_step(batch)
@@ -148,7 +131,7 @@ def test_network_overfits_a_fixed_batch():
 
 
 def test_learning_rate_schedule():
-    learner = Learner(build_model("b2c32conv"), LearnerSettings())
+    learner = Learner(build_model("b2c32conv", "blokus"), LearnerSettings())
     assert learner.learning_rate(40_000) == 1e-3 and learner.learning_rate(40_001) == 1e-4
 
 
@@ -167,11 +150,11 @@ def test_corrupt_checkpoint_is_reported_and_skipped(tmp_path):
         load_checkpoint(newest)
 
 
-def test_checkpoint_keeps_the_network_shape(tmp_path):
+def test_checkpoint_keeps_the_network_shape(tiny_run, tmp_path):
     """A checkpoint loads as the network it was trained as, and a run refuses to resume from
     one whose network has another shape than its configured model (say after an upgrade)."""
     torch.manual_seed(0)
-    model = build_model("b2c32conv", value_hidden=16)
+    model = build_model("b2c32conv", "blokus", value_hidden=16)
     learner = Learner(model, LearnerSettings())
     learner.step = 5
     save_checkpoint(tmp_path / "checkpoints", 5, {
@@ -180,7 +163,7 @@ def test_checkpoint_keeps_the_network_shape(tmp_path):
     loaded, step = load_network(tmp_path / "checkpoints" / "ckpt_000000005.pt")
     assert step == 5 and loaded.config == model.config
     with pytest.raises(ValueError, match="network of another shape .* start a new run"):
-        Trainer(tiny_config(tmp_path), tmp_path, progress=False).run()
+        Trainer(tiny_run.config(tmp_path), tmp_path, progress=False).run()
 
 
 def test_checkpoints_rotate(tmp_path):
@@ -189,16 +172,16 @@ def test_checkpoints_rotate(tmp_path):
     assert [p.name for p in checkpoint_paths(tmp_path)] == ["ckpt_000000005.pt", "ckpt_000000004.pt"]
 
 
-def test_bad_config_names_the_key(tmp_path):
-    config = tiny_config(tmp_path)
+def test_bad_config_names_the_key(tiny_run, tmp_path):
+    config = tiny_run.config(tmp_path)
     config["train"]["steps"] = 5
     with pytest.raises(ValueError, match=r"^train.steps is not a setting; known: \['augment'"):
         Trainer(config, tmp_path)
-    config = tiny_config(tmp_path, "optimizer.momentum=fast")
+    config = tiny_run.config(tmp_path, "optimizer.momentum=fast")
     with pytest.raises(ValueError, match="^optimizer.momentum must be float, not 'fast'$"):
         Trainer(config, tmp_path)
     for overrides in ((), ("hardware=gpu8", "experiment=paper")):  # the shipped configs pass
-        Trainer(tiny_config(tmp_path, *overrides), tmp_path)
+        Trainer(tiny_run.config(tmp_path, *overrides), tmp_path)
 
 
 @pytest.mark.parametrize("override, message", [
@@ -215,10 +198,10 @@ def test_bad_config_names_the_key(tmp_path):
     ("eval=small eval.opponent.preset=nobody", "eval.opponent is not a valid player: unknown player preset"),
     ("+surprise=1", "surprise is not a setting"),
 ])
-def test_bad_settings_are_refused_before_anything_starts(tmp_path, override, message):
+def test_bad_settings_are_refused_before_anything_starts(tiny_run, tmp_path, override, message):
     run_dir = tmp_path / "run"
     with pytest.raises(ValueError, match=re.escape(message)):
-        Trainer(tiny_config(run_dir, *override.split()), run_dir)
+        Trainer(tiny_run.config(run_dir, *override.split()), run_dir)
     assert not run_dir.exists()
 
 
@@ -232,7 +215,7 @@ def test_train_py_refuses_a_bad_setting_in_one_line_and_writes_nothing(tmp_path)
     assert not run_dir.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_schema_matches_the_config_files():
+def test_schema_matches_the_config_files(tiny_run):
     """Every key of every conf/ group file is a field of its schema, and every field is set by
     the default config (so the YAML files and the dataclasses cannot drift apart)."""
     from blokuszero.rl.config import RunConfig
@@ -243,15 +226,15 @@ def test_schema_matches_the_config_files():
             for path in group_dir.glob("*.yaml"):
                 keys = set(OmegaConf.load(path)) - {"defaults"}
                 assert keys <= set(schema[group_dir.name]), path
-    composed = tiny_config(Path("/nonexistent"))
+    composed = tiny_run.config(Path("/nonexistent"))
     assert {k: set(v) if isinstance(v, dict) else None for k, v in composed.items() if k != "eval"} == \
         {k: set(schema[k]) if OmegaConf.is_dict(schema[k]) else None for k in schema if k != "eval"}
 
 
-def test_tiny_run_killed_and_resumed(tmp_path, request):
+def test_tiny_run_killed_and_resumed(tiny_run, tmp_path, request):
     run_dir = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1"]
+    command = [sys.executable, str(ROOT / "train.py"), *tiny_run.overrides, f"run_dir={run_dir}", "hardware.num_cpus=1"]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -269,7 +252,7 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
     games_on_disk = ReplayBuffer(capacity=40, encoder=BLOKUS, directory=run_dir / "buffer").num_games
 
     request.getfixturevalue("ray_session")  # Ray for the resumed run, in this process
-    trainer = Trainer(tiny_config(run_dir), run_dir)
+    trainer = Trainer(tiny_run.config(run_dir), run_dir)
     trainer._start()
     try:
         assert trainer.learner.step == step
@@ -279,7 +262,7 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
         assert ray.get(trainer.buffer.info.remote())["games"] == games_on_disk > 0
     finally:
         trainer.metrics.close()
-    summary = Trainer(tiny_config(run_dir, "train.keep_games_every=2"), run_dir).run()
+    summary = Trainer(tiny_run.config(run_dir, "train.keep_games_every=2"), run_dir).run()
     assert summary["step"] == 40
     assert summary["games"] > saved["counters"]["games"]
     # Every 2nd game of the resumed start kept as Pentobi SGF, numbered on from the games before it.
@@ -290,9 +273,9 @@ def test_tiny_run_killed_and_resumed(tmp_path, request):
 
 
 @pytest.mark.slow  # about 30 s: a run started, then stopped as Ctrl-C stops it
-def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
+def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tiny_run, tmp_path):
     run_dir = tmp_path / "run"
-    command = [sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
+    command = [sys.executable, str(ROOT / "train.py"), *tiny_run.overrides, f"run_dir={run_dir}", "hardware.num_cpus=1",
                "train.total_steps=100000"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -313,17 +296,18 @@ def test_ctrl_c_stops_a_run_with_one_line_saying_how_to_resume(tmp_path):
                         r"ckpt_\d{9}\.pt", lines[-1]), lines
 
 
-def _train_py(run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY, f"run_dir={run_dir}", "hardware.num_cpus=1",
-                           *overrides], cwd=run_dir.parent, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+def _train_py(tiny_run, run_dir: Path, *overrides: str) -> subprocess.CompletedProcess:
+    """train.py on ``tiny_run`` (the fixture) with ``overrides``, in a process of its own."""
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *tiny_run.overrides, f"run_dir={run_dir}",
+                           "hardware.num_cpus=1", *overrides], cwd=run_dir.parent, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 @pytest.mark.slow  # about 50 s on 2 shared cores: three starts of a run
-def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_changes_nothing(
+def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_changes_nothing(tiny_run,
         tmp_path, request, capsys):
     run_dir = tmp_path / "run"
-    done = _train_py(run_dir, "train.total_steps=10")
+    done = _train_py(tiny_run, run_dir, "train.total_steps=10")
     assert done.returncode == 0, done.stderr[-3000:]
     # Only our lines: before, Ray's token-authentication warning and a core_worker error line.
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
@@ -341,7 +325,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     assert final["counters"]["positions"] == summary["positions"] == buffer.positions_added
 
     files = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")}
-    again = _train_py(run_dir, "train.total_steps=10")
+    again = _train_py(tiny_run, run_dir, "train.total_steps=10")
     assert again.returncode == 0 and "is finished: step 10 of train.total_steps=10" in again.stdout
     assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")} == files  # nothing written
 
@@ -354,7 +338,7 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     late.flush()
     request.getfixturevalue("ray_session")
     capsys.readouterr()
-    trainer = Trainer(tiny_config(run_dir, "train.total_steps=20"), run_dir)
+    trainer = Trainer(tiny_run.config(run_dir, "train.total_steps=20"), run_dir)
     trainer._start()
     trainer.metrics.close()
     said = capsys.readouterr().out
@@ -365,8 +349,8 @@ def test_a_run_counts_every_game_says_only_its_own_words_and_a_finished_run_chan
     assert len(archived) == 2 and json.loads(archived[1].read_text())["step"] == 10
 
 
-def test_killed_self_play_actor_is_restarted(tmp_path, ray_session):
-    trainer = Trainer(tiny_config(tmp_path, "train.schedule=async", "train.total_steps=30",
+def test_killed_self_play_actor_is_restarted(tiny_run, tmp_path, ray_session):
+    trainer = Trainer(tiny_run.config(tmp_path, "train.schedule=async", "train.total_steps=30",
                                   "train.samples_per_position=0.5"), tmp_path)
     outcome = {}
     thread = threading.Thread(target=lambda: outcome.update(trainer.run()))
@@ -410,7 +394,7 @@ def test_the_cpu_strong_preset_is_bounded_by_the_wall_clock():
 
 
 @pytest.mark.parametrize("schedule", ["async", pytest.param("paper", marks=pytest.mark.slow)])
-def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays_finished(
+def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays_finished(tiny_run,
         schedule, tmp_path, ray_session, monkeypatch, capsys):
     import blokuszero.rl.trainer as trainer_module
 
@@ -420,7 +404,7 @@ def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays
     monkeypatch.setattr(trainer_module, "_clock", lambda: float(next(ticks)))
     overrides = (f"train.schedule={schedule}", "train.total_steps=1000000", "train.max_minutes=3",
                  "train.curve_every_minutes=0.5", "train.checkpoint_every=1000")
-    summary = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    summary = Trainer(tiny_run.config(tmp_path, *overrides), tmp_path).run()
     _, final = latest_checkpoint(tmp_path / "checkpoints")
     seconds = final["counters"]["seconds"]
     assert 0 < summary["step"] == final["learner"]["step"] < 1000000
@@ -435,26 +419,26 @@ def test_a_run_stops_at_its_wall_clock_limit_keeps_curve_networks_and_then_stays
     assert "kept the network of step" in capsys.readouterr().out
 
     files = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
-    again = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    again = Trainer(tiny_run.config(tmp_path, *overrides), tmp_path).run()
     assert again["step"] == summary["step"]
     assert "minutes of train.max_minutes=3 used; nothing to do" in capsys.readouterr().out
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == files  # nothing written
 
     # A higher limit extends the run by what it adds, and the curve goes on.
-    longer = Trainer(tiny_config(tmp_path, *overrides[:2], "train.max_minutes=4", *overrides[3:]), tmp_path).run()
+    longer = Trainer(tiny_run.config(tmp_path, *overrides[:2], "train.max_minutes=4", *overrides[3:]), tmp_path).run()
     assert longer["step"] > summary["step"] and 240 <= longer["seconds"] < 260
     assert "train.max_minutes: 3 -> 4" in capsys.readouterr().out
     assert [int(p.stem[5:]) for p in checkpoint_paths(curve)][0] == longer["step"]
 
 
-def test_an_expert_iteration_run_trains_from_the_shipped_network_on_its_searches(tmp_path, ray_session):
+def test_an_expert_iteration_run_trains_from_the_shipped_network_on_its_searches(tiny_run, tmp_path, ray_session):
     """search.leaf_playouts: the actor plays with the play-time search (rl/expert_iteration.py),
     its network in ONNX Runtime, and the learner trains on those games from the shipped network."""
     shipped = ROOT / "checkpoints" / "blokus_b2c32conv_gumbel.pt"
     overrides = ("search.leaf_playouts=true", "search.gumbel=false", "search.dirichlet_epsilon=0",
                  "search.simulations=32", "search.expand_threshold=4", "hardware.actor_backend=onnxruntime",
                  f"train.init_from={shipped}")
-    summary = Trainer(tiny_config(tmp_path, *overrides), tmp_path).run()
+    summary = Trainer(tiny_run.config(tmp_path, *overrides), tmp_path).run()
     assert summary["step"] == 40 and summary["games"] >= 6
     _, final = latest_checkpoint(tmp_path / "checkpoints")
     assert json.loads(final["config"])["search"]["leaf_playouts"] is True

@@ -36,11 +36,11 @@ from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin import rules as E
 from ..games.numba_random import seed_numba
 from ..games.testing import random_positions
-from ..match.uecda_match import MatchSettings
-from ..match.uecda_server import LocalSeat, run_match
+from ..knowledge.daihinmin.opponent_model import IMPROVED, OpponentModel
+from ..match.daihinmin.uecda_server import LocalSeat, serve_match
+from ..match.daihinmin.uecda_settings import MatchSettings
 from ..players.daihinmin_default_client import DefaultClient
 from ..players.daihinmin_mc import MonteCarloPlayer
-from ..players.daihinmin_opponent_model import IMPROVED, OpponentModel
 from .harness import data_path, finish, load, parser, timed_rate
 
 
@@ -85,7 +85,7 @@ def server_rate(games: int, tcp: bool) -> float:
     if not tcp:
         seats = [LocalSeat(DefaultClient(), f"dflt{i}") for i in range(5)]
         start = time.perf_counter()
-        run_match(seats, settings, seed=1)
+        serve_match(seats, settings, seed=1)
         return games / (time.perf_counter() - start)
     import subprocess
 
@@ -96,11 +96,11 @@ def server_rate(games: int, tcp: bool) -> float:
     processes, seats = [], []
     for i in range(5):
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "blokuszero.engines.uecda", "-h", "127.0.0.1", "-p", str(port),
+            [sys.executable, "-m", "blokuszero.engines.daihinmin", "-h", "127.0.0.1", "-p", str(port),
              "-n", f"dflt{i}"], stderr=subprocess.DEVNULL))
         seats.append(TcpSeat(*accept_player(listener, i)))
     start = time.perf_counter()
-    run_match(seats, settings, seed=1)
+    serve_match(seats, settings, seed=1)
     rate = games / (time.perf_counter() - start)
     for p in processes:
         p.wait(timeout=30)
@@ -112,8 +112,8 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     """(logp [5, K], modelled [5]): improved models of the five default clients of the
     official record in tests/data, learned from its first 100 games."""
     from ..games.daihinmin.log import read_log
-    from ..match.uecda_replay import rules_of
-    from ..players.daihinmin_opponent_model import game_moves
+    from ..knowledge.daihinmin.opponent_model import game_moves
+    from ..match.daihinmin.uecda_replay import rules_of
 
     record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])

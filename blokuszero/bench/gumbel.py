@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     game = BlokusGame()
-    evaluator = NetworkEvaluator(build_model("b2c32conv"), BlokusEncoder())
+    evaluator = NetworkEvaluator(build_model("b2c32conv", "blokus"), BlokusEncoder())
     for gumbel in NAMES:  # warm-up: numba compilation
         search_ms(game, evaluator, gumbel, 4, 0)
     results: dict[str, list[dict[str, float]]] = {name: [] for name in NAMES.values()}

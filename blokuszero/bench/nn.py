@@ -83,7 +83,7 @@ def measure(name: str, batches: list[int], states: list[BlokusState], seconds: f
     backends alternate in each of ``rounds`` rounds, the median kept. ``max_abs_diff``: the largest
     difference of any policy cell or value from the first backend's on the same positions."""
     torch.manual_seed(0)
-    model = build_model(name).to(device).eval()
+    model = build_model(name, "blokus").to(device).eval()
     evaluators = {b: NetworkEvaluator(model, BlokusEncoder(), device, half=half, backend=b) for b in backends}
     results = []
     for batch in batches:
@@ -113,7 +113,7 @@ def forward_variants(name: str, batch: int, states: list[BlokusState], seconds: 
     """Forward passes per second of one model's weights in each variant (eager, channels_last,
     compile), the variants alternating in each of ``rounds`` rounds; the median of the rounds."""
     torch.manual_seed(0)
-    model = build_model(name).to(device).eval()
+    model = build_model(name, "blokus").to(device).eval()
     planes = torch.from_numpy(encode_batch(states[:batch])).to(device)
     autocast = torch.autocast("cuda", dtype=torch.float16, enabled=half and device.type == "cuda")
     runs = {"eager": (model, planes),

@@ -93,7 +93,7 @@ def _shared_actor(index: int, model_name: str, settings: SelfPlaySettings, count
     try:
         torch.set_num_threads(threads)
         torch.manual_seed(0)
-        evaluator = NetworkEvaluator(build_model(model_name), BlokusEncoder(), device=device, half=half,
+        evaluator = NetworkEvaluator(build_model(model_name, "blokus"), BlokusEncoder(), device=device, half=half,
                                      cache_size=100_000)
         selfplay = LockstepSelfPlay(BlokusGame(), evaluator, settings, seed=index)
 
@@ -167,7 +167,7 @@ def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
     for g in games:
         buffer.add(g)
     rng = np.random.default_rng(0)
-    learner = Learner(build_model(model_name), LearnerSettings(), device)
+    learner = Learner(build_model(model_name, "blokus"), LearnerSettings(), device)
     batches = [buffer.sample(64, rng, augment=True) for _ in range(8)]
     learner.train_step(batches[0])
     steps = 0
@@ -214,7 +214,7 @@ def rates(args: argparse.Namespace) -> list[dict]:
     for name in args.models.split(","):
         for batch in map(int, args.batches.split(",")):
             torch.manual_seed(0)
-            model = build_model(name)
+            model = build_model(name, "blokus")
             alone = standalone_rate(model, batch, args.device, args.half, args.seconds / 4)
             evaluator = NetworkEvaluator(model, BlokusEncoder(), device=args.device, half=args.half,
                                          cache_size=100_000)

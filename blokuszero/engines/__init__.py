@@ -1,6 +1,7 @@
-"""Programs others talk to: a player wired to a protocol, each with its command line.
+"""Programs others talk to: a player wired to a protocol, each with its command line, one folder
+per family.
 
 ``blokus`` (Pentobi's GTP dialect, ``python -m blokuszero.engines.blokus``), ``go`` (GTP v2,
-``python -m blokuszero.engines.go``), ``uecda`` (the UECda Daihinmin client, ``blokuszero-uecda``)
-and ``ggp_player`` (the GGP HTTP player, ``blokuszero-ggp-player``).
+``python -m blokuszero.engines.go``), ``daihinmin`` (the UECda client, ``blokuszero-uecda``),
+``ggp`` (the GGP HTTP player, ``blokuszero-ggp-player``) and ``board`` (the Blokus web board).
 """

@@ -21,17 +21,95 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..games.daihinmin import rules as K
+from ..games.daihinmin.actions import A_CARDS, PASS
 from ..games.daihinmin.game import DaihinminGame
 from ..games.daihinmin.log import read_log
+from ..games.numba_random import seed_numba
+from ..knowledge.daihinmin.opponent_model import FEATURES, IMPROVED, SIMPLE, OpponentModel, game_moves
+from ..match.daihinmin.uecda_replay import rules_of
 from ..match.stats import wilson_interval
-from ..match.uecda_replay import rules_of
-from ..players.daihinmin_opponent_model import FEATURES, OPTIONS, SIMPLE, TIES, accuracy_protocol, game_moves
 
 PAPER = {"random": 20.55, "naive_bayes": 48.52, "improved": 64.52}  # default client modelled
+
+
+MODELS = ("random", "naive_bayes", "improved")
+TIES = ("random", "first", "split", "any")
+OPTIONS = ("actions", "cards")
+
+
+def option_key(action: int, options: str) -> int:
+    """What makes two moves one option: the action id (``actions``: the joker standing for
+    different cards or suits gives different options) or the cards played (``cards``)."""
+    return int(A_CARDS[action]) if options == "cards" else int(action)
+
+
+def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], model: str,
+                      players: list[int], seed: int = 0, *, features: int | None = None,
+                      ties: str = "random", options: str = "actions",
+                      random_pass: bool = True, model_pass: bool = False,
+                      prior: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
+    game every modelled player's model has learned the games before it; each of that
+    player's decisions with >= 2 non-pass options (``options``: see :func:`option_key`) is
+    predicted, from the second game on (the first has nothing learned before it) unless the
+    models first learned ``prior`` (games of other records, by player number): then from the
+    first.
+
+    ``random`` draws uniformly among the options, the pass one of them if ``random_pass``
+    (the paper lets a player pass at any time and leaves the pass out only when counting
+    options). The models score with ``features`` (default :data:`SIMPLE` for naive Bayes,
+    :data:`IMPROVED` for improved) and pass only if ``model_pass`` (then they learn the
+    passes too, as the moves of class 0); their tied best moves are broken by
+    ``ties``: a uniform draw (``random``), the lowest id (``first``), ``split``: 1/k of a
+    hit when the move made is one of k tied options (the draw's expectation), or ``any``: a
+    hit when it is one of them (the bound no tie rule passes). Returns per game (hits,
+    decisions)."""
+    if model not in MODELS:
+        raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
+    if ties not in TIES or options not in OPTIONS:
+        raise ValueError(f"ties must be one of {TIES} and options one of {OPTIONS}")
+    if features is None:
+        features = IMPROVED if model == "improved" else SIMPLE
+    rng = np.random.default_rng(seed)
+    seed_numba(int(rng.integers(2**31)))
+    buf = np.empty(K.MAX_LEGAL, np.int64)
+    models = {p: OpponentModel(features, model_pass) for p in players}
+    if model != "random":
+        for states, movers, actions in prior:
+            for p in players:
+                models[p].learn_game(states[movers == p], actions[movers == p])
+    hits = np.zeros(len(games))
+    moves = np.zeros(len(games), np.int64)
+    for g, (states, movers, actions) in enumerate(games):
+        for p in players:
+            for i in np.flatnonzero(movers == p) if g or len(prior) else []:
+                plays = buf[:K.legal_plays(states[i], buf)]
+                keys = sorted({option_key(a, options) for a in plays if a != PASS})
+                if len(keys) < 2:
+                    continue
+                moves[g] += 1
+                made = option_key(actions[i], options)
+                if model == "random":
+                    hits[g] += rng.choice(keys + [PASS] if random_pass else keys) == made
+                    continue
+                if ties == "first":
+                    hits[g] += option_key(models[p].predict(states[i], buf, True), options) == made
+                elif ties == "random":
+                    hits[g] += option_key(models[p].predict(states[i], buf), options) == made
+                else:
+                    tied = {option_key(a, options) for a in models[p].best(states[i], buf)}
+                    hits[g] += (made in tied) / (len(tied) if ties == "split" else 1)
+            if model != "random":
+                own = movers == p
+                models[p].learn_game(states[own], actions[own])
+    return hits, moves
 
 
 def _cell(hits: float, moves: int) -> str:

@@ -32,8 +32,8 @@ import numpy as np
 from ..games.ggp import GgpGame
 from ..match.stats import score_rate, sign_test
 from ..players.factory import make_player, resolve_spec
-from ..players.game_loop import play
 from ..players.ggp_uct import parse_experience, switch_distance
+from ..referee.game_loop import play
 
 # The rule sheets the project keeps (copies of ../shared/data/ggp).
 RULES = Path(__file__).resolve().parents[2] / "tests" / "data" / "ggp"

@@ -37,11 +37,11 @@ import numpy as np
 
 from ..files import write_atomic
 from ..games.ggp import GgpGame
-from ..games.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from ..games.ggp.softmax_policy import SoftmaxPolicy
+from ..knowledge.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from ..match.stats import score_rate
 from ..players.factory import make_player
-from ..players.game_loop import play
+from ..referee.game_loop import play
 from ..rl import simulation_balancing as sb
 
 log = logging.getLogger("ggp_policy_learning")

@@ -1,7 +1,7 @@
 """Cheap diagnostics of Go playing strength (issue 19), without GTP engines or a referee.
 
 ``duel``: the playout policies play whole games against each other directly, no search
-(:func:`blokuszero.games.go.playouts.policy_duel`): all Fuego-style rules, each rule alone and
+(:func:`policy_duel`): all Fuego-style rules, each rule alone and
 all but each rule, every one against uniform eye-keeping moves. An informed policy should win
 nearly always; a rule whose removal costs nothing, or that alone loses, is suspect.
 
@@ -22,12 +22,52 @@ import argparse
 import json
 import time
 
+import numba as nb
+import numpy as np
+
 from ..games.go import GoGame
 from ..games.go import playouts as P
+from ..games.go import rules as R
 from ..match.stats import wilson_interval
 from ..players.factory import make_player
-from ..players.game_loop import play
 from ..players.search_players import Resigning
+from ..referee.game_loop import play
+
+
+@nb.njit(cache=True)
+def policy_duel(n, rules_a, rules_b, games, komi, seed):
+    """Whole games from the empty ``n`` x ``n`` board between two playout policies themselves
+    (no search): policy A (rule mask ``rules_a``, as
+    :func:`~blokuszero.games.go.playouts.playout`'s) against B, A Black in even games and White
+    in odd ones, area scoring with ``komi``; numba's generator seeded with ``seed``. A diagnostic: an
+    informed policy should beat uniform moves nearly always.
+
+    Returns (A's wins as Black, A's wins as White)."""
+    np.random.seed(seed)
+    w = n + 2
+    work = np.empty(P.WORK_SIZE, np.int64)
+    wins = np.zeros(2, np.int64)
+    for g in range(games):
+        buf = R.new_board(n)
+        mo = buf.shape[0] - R.META_LEN
+        a_colour = R.BLACK if g % 2 == 0 else R.WHITE
+        last = 0
+        while buf[mo + R.META_TOMOVE] != 0:
+            colour = buf[mo + R.META_TOMOVE]
+            rules = rules_a if colour == a_colour else rules_b
+            chosen = P.rule_move(buf, w, colour, last, rules, work) if rules else 0
+            if chosen == 0:
+                chosen = P.random_point(buf, w, colour, (rules & P.SELF_ATARI) != 0, work[0:8], work[80:96])
+            if chosen:
+                R.play(buf, w, chosen, colour)
+            else:
+                R.play_pass(buf, w, colour)
+            last = chosen
+        black, white = R.area(buf, w)
+        black_wins = black - white - komi > 0
+        if black_wins == (a_colour == R.BLACK):
+            wins[g % 2] += 1
+    return wins[0], wins[1]
 
 
 def _rate(wins: int, games: int) -> str:
@@ -44,7 +84,7 @@ def duel(args: argparse.Namespace) -> None:
     print("|---|---|---|---|---|")
     for name, rules in policies:
         start = time.process_time()
-        black, white = P.policy_duel(args.size, rules, 0, args.games, args.komi, args.seed)
+        black, white = policy_duel(args.size, rules, 0, args.games, args.komi, args.seed)
         print(f"| {name} | {_rate(black, args.games - half)} | {_rate(white, half)} | "
               f"{_rate(black + white, args.games)} | {time.process_time() - start:.1f} |", flush=True)
 

@@ -1,6 +1,6 @@
 """Match-play: one game of a match (arena), the match runner, summaries and statistics of
-results, the paper's evaluation protocol, the Elo ladder; the UECda Daihinmin server and the
-replay of its records (uecda_*.py)."""
+results, the paper's evaluation protocol, the Elo ladder; each family's own match glue in its
+folder (``go/``: the GTP referee, ``daihinmin/``: the UECda server, ``ggp/``: the game managers)."""
 
 from .arena import Match, play_game
 from .runner import load_records, run_match

@@ -15,9 +15,9 @@ from ..games.base import Game, State
 from ..games.registry import make_game, record_format
 from ..players.base import Player
 from ..players.factory import make_player, resolve_spec
-from ..players.game_loop import play
+from ..referee.game_loop import play
 from ..settings import check_value
-from .referee import GtpReferee
+from .go.gtp_referee import GtpReferee
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -24,23 +22,9 @@ from ..nn.checkpoint import digest
 from ..players.factory import resolve_spec
 from ..provenance import source
 from ..settings import check_value
+from ..threads import set_math_threads
 from .arena import Match, game_seed, play_game
 from .summary import cpu_per_move, summarise
-
-
-def set_math_threads(threads: int = 1) -> None:
-    """Limit this process's math-library (torch, BLAS) threads, before or after torch is imported.
-
-    A game's searches evaluate one position at a time, where extra threads only spin: on the
-    2 busy cores of the development machine, a 4-simulation game took 12 s with 2 torch threads
-    and 0.3 s with 1; and workers side by side oversubscribe the cores (5x slower with 2 workers).
-    """
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[name] = str(threads)
-    # Spawned workers import the parent's main module first, and torch with it if that imports
-    # torch (scripts/evaluate.py does): the variables then come too late for torch.
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
 
 
 def network_digests(players: dict[str, dict[str, Any]]) -> dict[str, str]:

@@ -14,12 +14,15 @@ import io
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from ..files import write_atomic
 from ..provenance import source
+
+if TYPE_CHECKING:
+    from .model import ModelConfig
 
 _NAME = re.compile(r"ckpt_(\d{9})\.pt")
 
@@ -80,17 +83,26 @@ def latest_checkpoint(directory: str | Path,
     return None
 
 
+def stored_shape(stored: Mapping[str, Any]) -> ModelConfig:
+    """The :class:`~.model.ModelConfig` of a shape a checkpoint stores. Shapes written before networks
+    named their game are Blokus networks, the only game then."""
+    from .model import ModelConfig
+
+    return ModelConfig(**{"game": "blokus", **stored})
+
+
 def load_network(path: str | Path):
     """The trained network of a training checkpoint, in eval mode, and its step.
 
     The network is built from the shape stored with it, so a checkpoint still loads after the
     named size it was trained as has changed.
     """
-    from .model import ModelConfig, PolicyValueNet, build_model
+    from .model import PolicyValueNet, build_model
 
     state = load_checkpoint(path)
     stored = state.get("model_config")
-    model = PolicyValueNet(ModelConfig(**stored)) if stored else build_model(state["model_name"])
+    # Checkpoints written before the shape was stored with them hold Blokus networks, the only game then.
+    model = PolicyValueNet(stored_shape(stored)) if stored else build_model(state["model_name"], "blokus")
     model.load_state_dict(state["learner"]["model"])
     return model.eval(), int(state["learner"]["step"])
 
@@ -134,7 +146,7 @@ def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dic
     stored = state.get("model_config")
     if stored is not None:
         try:
-            stored = dataclasses.asdict(ModelConfig(**stored))
+            stored = dataclasses.asdict(stored_shape(stored))
         except (TypeError, ValueError) as err:
             raise ValueError(f"checkpoint {path} stores a network shape this code cannot build: {err}") from None
         differ = [f"{k} {stored.get(k)} (run: {shape.get(k)})" for k in sorted(set(stored) | set(shape))

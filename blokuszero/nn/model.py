@@ -49,7 +49,7 @@ class ModelConfig:
     policy_head: str = "fc"  # one of POLICY_HEADS: "fc" (the paper's) or "conv"
     value_head: str = "fc"  # one of VALUE_HEADS: "fc" (the paper's) or "pool"
     score_head: bool = False  # KataGo's auxiliary head: each player's final score (not in the paper)
-    game: str = "blokus"  # the game (a registry name: blokus, go9, ...) whose encoder feeds the network
+    game: str | None = None  # the registry name (blokus, go9, ...) whose encoder feeds it; None in MODEL_SIZES
 
     def __post_init__(self) -> None:
         if self.policy_head not in POLICY_HEADS:
@@ -58,7 +58,7 @@ class ModelConfig:
             raise ValueError(f"value_head {self.value_head!r} is not one of {VALUE_HEADS}")
         sizes = {"input_planes": "num_planes", "board_size": "board_size",
                  "num_actions": "num_actions", "num_players": "num_players"}
-        if any(getattr(self, field) is None for field in sizes):
+        if self.game is not None and any(getattr(self, field) is None for field in sizes):
             encoder = make_encoder(self.game)
             for field, attribute in sizes.items():
                 if getattr(self, field) is None:
@@ -67,7 +67,7 @@ class ModelConfig:
 
 #: Named sizes, KataGo style: b<blocks>c<filters>; suffix "conv": no board-sized FC layer in
 #: either head (the convolutional policy head and the pooled value head). The game is chosen
-#: apart (``build_model(name, game=...)``); the comments give Blokus' costs.
+#: apart (``build_model(name, game)``), which fills in the sizes; the comments give Blokus' costs.
 MODEL_SIZES: dict[str, ModelConfig] = {
     # Tests and smoke runs on a laptop CPU: the trunk is tiny; the policy FC (24M) stays.
     "b2c32": ModelConfig(blocks=2, filters=32),
@@ -239,7 +239,7 @@ class PolicyValueNet(nn.Module):
         return logits, values, predicted
 
 
-def model_config(name: str, game: str = "blokus", **overrides) -> ModelConfig:
+def model_config(name: str, game: str, **overrides) -> ModelConfig:
     """The shape :func:`build_model` gives a network of the named size for ``game``, without
     building it (e.g. to compare with a stored network's ``model_config``)."""
     if name not in MODEL_SIZES:
@@ -248,7 +248,7 @@ def model_config(name: str, game: str = "blokus", **overrides) -> ModelConfig:
     return dataclasses.replace(MODEL_SIZES[name], game=game, **{**sizes, **overrides})
 
 
-def build_model(name: str, game: str = "blokus", **overrides) -> PolicyValueNet:
+def build_model(name: str, game: str, **overrides) -> PolicyValueNet:
     """A freshly initialised network of the named size for ``game`` (a registry name), with
-    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", policy_head="conv")``)."""
+    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", "blokus", policy_head="conv")``)."""
     return PolicyValueNet(model_config(name, game, **overrides))

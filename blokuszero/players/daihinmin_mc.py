@@ -12,7 +12,7 @@ the rank). The move played is the most visited.
 ``scripts/daihinmin_match.py``; both made by :func:`~.factory.make_client`) through
 :class:`~..games.daihinmin.tracker.TableTracker`.
 Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
-opponent models of :mod:`.daihinmin_opponent_model`.
+opponent models of :mod:`blokuszero.knowledge.daihinmin.opponent_model`.
 
 Only this player knows search: the games layer gives positions, uniform playouts and
 determinizations, the players layer adds the playout policies and the models, and the search
@@ -28,12 +28,12 @@ from ..games.daihinmin import DaihinminGame
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.tables import action_to_table
 from ..games.daihinmin.tracker import TableTracker
+from ..knowledge.daihinmin.opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
 from ..search.mcts import MCTS, MCTSConfig
 from ..search.policies import choose_action
 from ..search.selection import UCB1Tuned
 from .base import Player
 from .daihinmin_default_client import DefaultClient
-from .daihinmin_opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
 from .daihinmin_playouts import DEFAULT, MODEL, POLICIES, RANDOM, RolePlayouts
 
 ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root

@@ -5,12 +5,12 @@ Each player of a playout plays one of :data:`POLICIES` (its role):
 
 - ``random``: fumiya's: a uniformly random legal action, never a pass on an empty field;
 - ``default``: like the standard client: the weakest legal play that breaks no group or run
-  in hand (:func:`.daihinmin_opponent_model.shape_bits`), else the weakest play; passes only
+  in hand (:func:`blokuszero.knowledge.daihinmin.opponent_model.shape_bits`), else the weakest play; passes only
   when it must;
 - ``model``: the best move of that player's learned opponent model
-  (:func:`.daihinmin_opponent_model.choose`);
+  (:func:`blokuszero.knowledge.daihinmin.opponent_model.choose`);
 - ``model_sample``: a move drawn in proportion to that model's score
-  (:func:`.daihinmin_opponent_model.sample`), the paper's suggestion for diverse playouts.
+  (:func:`blokuszero.knowledge.daihinmin.opponent_model.sample`), the paper's suggestion for diverse playouts.
 
 A chance node (20 stalled turns) draws its outcome uniformly, as the server does.
 """
@@ -25,8 +25,7 @@ import numpy as np
 from ..games.daihinmin import rules as K
 from ..games.daihinmin.actions import NUM_PLAYERS, PASS
 from ..games.daihinmin.game import DaihinminState
-from ..search.evaluators import Evaluation, Evaluator
-from .daihinmin_opponent_model import (
+from ..knowledge.daihinmin.opponent_model import (
     IMPROVED,
     NUM_MODEL_ENTRIES,
     SIMPLE,
@@ -36,6 +35,7 @@ from .daihinmin_opponent_model import (
     shape_bits,
     strengths,
 )
+from ..search.evaluators import Evaluation, Evaluator
 
 POLICIES = ("random", "default", "model", "model_sample")
 RANDOM, DEFAULT, MODEL, MODEL_SAMPLE = range(4)

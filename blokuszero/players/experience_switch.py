@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..games.base import Game
+from ..referee.game_loop import play
 from ..search.experience import SearchExperience
-from .game_loop import play
 
 #: The paper's thresholds for 250 playouts (its section 5.2).
 MAX_MEAN_DISTANCE = 2.92

@@ -127,7 +127,7 @@ RemoteGpuReservation = ray.remote(num_cpus=0)(GpuReservation)
 # run_dir/eval/<run>@<step>/) and the trainer logs eval/win_rate and its interval.
 
 
-class Evaluator:
+class CheckpointEvaluator:
     """Plays evaluation matches for one run; results stay in ``run_dir/eval``."""
 
     def __init__(self, settings: EvalSettings, run_dir: str, run_name: str, seed: int,
@@ -149,4 +149,4 @@ class Evaluator:
                         s.random_opening_moves, self.game, workers=s.workers, progress=False, resume=True)[0]
 
 
-RemoteEvaluator = ray.remote(max_restarts=-1, max_task_retries=-1)(Evaluator)
+RemoteCheckpointEvaluator = ray.remote(max_restarts=-1, max_task_retries=-1)(CheckpointEvaluator)

@@ -193,7 +193,7 @@ class HardwareSettings(Settings):
 
 @dataclass(frozen=True)
 class EvalSettings(Settings):
-    """Evaluation while training runs (see :mod:`.evaluation`)."""
+    """Evaluation while training runs (see :mod:`blokuszero.match.evaluation`)."""
 
     GROUP = "eval"
     enabled: bool = setting(False)  # off: no evaluator actor

@@ -15,7 +15,7 @@ the buffer's shards; :meth:`Trainer.run` resumes from them. The buffer is the on
 truth for how many games and positions were played (it counts every game that reached it,
 including those that landed after the newest checkpoint). A run that has reached
 ``train.total_steps`` says so and changes nothing. With ``eval.enabled``, an evaluator actor
-plays a small match for new checkpoints (see :mod:`.evaluation`). ``train.max_minutes`` bounds
+plays a small match for new checkpoints (see :mod:`blokuszero.match.evaluation`). ``train.max_minutes`` bounds
 the run's wall-clock time (every start together, counted in the checkpoints), and
 ``train.curve_every_minutes`` keeps networks for a learning curve in ``run_dir/curve/``.
 """
@@ -39,10 +39,10 @@ from tqdm import tqdm
 from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.registry import make_encoder
-from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
-from ..nn.model import ModelConfig, build_model
+from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights, stored_shape
+from ..nn.model import build_model
 from ..provenance import source
-from .actors import RemoteBuffer, RemoteEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
+from .actors import RemoteBuffer, RemoteCheckpointEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
 from .game_samples import GameSampler
 from .learner import Learner
@@ -184,7 +184,7 @@ class Trainer:
         self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
         if self.eval_settings.enabled:
             ev = self.eval_settings
-            self.evaluator = RemoteEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
+            self.evaluator = RemoteCheckpointEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
                                                      scheduling_strategy=here).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
                 {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
@@ -234,7 +234,7 @@ class Trainer:
                     f"than this run's model {self.model_name}; resume with the code that wrote "
                     f"it, or start a new run (name=...)")
         # Filled in as built: shapes stored before a field existed take its default.
-        if stored is not None and dataclasses.asdict(ModelConfig(**stored)) != self.model_config:
+        if stored is not None and dataclasses.asdict(stored_shape(stored)) != self.model_config:
             raise ValueError(f"{mismatch}. Stored: {stored}; this run: {self.model_config}")
         try:
             self.learner.load_state_dict(state["learner"])

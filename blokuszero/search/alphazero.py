@@ -1,15 +1,16 @@
 """The search of network players and self-play: AlphaZero's and the paper's (PUCT everywhere,
 Dirichlet noise on the root, the visit counts as move and target) or, with ``gumbel``, Gumbel
 MuZero's (:class:`~.policies.GumbelRoot` at the root, the deterministic
-:class:`~.selection.GumbelInterior` below it, no Dirichlet noise). One builder for both callers.
+:class:`~.gumbel.GumbelInterior` below it, no Dirichlet noise). One builder for both callers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .gumbel import GumbelInterior
 from .mcts import MCTSConfig
-from .selection import PUCT, GumbelInterior, PUCTSettings, SelectionRule
+from .selection import PUCT, PUCTSettings, SelectionRule
 
 _PUCT = PUCTSettings()
 

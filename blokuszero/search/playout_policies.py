@@ -1,6 +1,8 @@
-"""Rollout evaluators with learned playout policies for GDL games (SPEC §5; Finnsson and
+"""Rollout evaluators with learned playout policies, for any game: MAST and NST learn from the
+search's own playouts, ``softmax`` plays a policy learned beforehand (SPEC §5; Finnsson and
 Björnsson, "Simulation-based approach to General Game Playing", 2008; "Learning simulation
-control in General Game-Playing agents", 2010). Built on the evaluator interface only.
+control in General Game-Playing agents", 2010). Built on the game and evaluator interfaces only
+(the GDL player is their one user so far).
 
 - ``uniform``: uniformly random moves (the game's fast playout when it has one);
 - ``mast`` (Move-Average Sampling Technique): a move is drawn with probability

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..games.base import State
 from .enhancements import Enhancement
-from .selection import argmax_random_ties, completed_q_sigma, improved_policy
+from .gumbel import completed_q_sigma, improved_policy
+from .selection import argmax_random_ties
 from .tree import ROOT, Tree
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from ...match.runner import set_math_threads
 from ...players.factory import PRESETS, resolve_spec
+from ...threads import set_math_threads
 from .gtp_engine import BlokusGtpEngine
 
 _EPILOG = """\

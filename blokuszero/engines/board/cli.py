@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from ...match.runner import set_math_threads
 from ...players.factory import PRESETS, player_settings
 from ...players.gtp_player import engine_argv
+from ...threads import set_math_threads
 from .records import RecordShelf
 from .server import LOOPBACK_NAMES, make_app
 from .table import PERSON, Table

@@ -115,7 +115,7 @@ class DaihinminGame(Game):
 
 
 class DaihinminState(State):
-    """A position: the kernels' state vector (see :mod:`.kernels`)."""
+    """A position: the kernels' state vector (see :mod:`.rules`)."""
 
     __slots__ = ("game", "s", "_buf", "dealt")
 

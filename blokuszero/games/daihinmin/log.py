@@ -20,7 +20,7 @@ _LINE = re.compile(r"^%(-----|\d{5})%([A-Za-z_0-9]+)% ?(.*)$")
 
 
 @dataclass
-class GameRecord:
+class LoggedGame:
     """One game of a record; tables are [8, 15] as the server saw them."""
 
     number: int  # from 0
@@ -39,7 +39,7 @@ class MatchRecord:
 
     header: dict[str, str] = field(default_factory=dict)
     names: list[str] = field(default_factory=list)
-    games: list[GameRecord] = field(default_factory=list)
+    games: list[LoggedGame] = field(default_factory=list)
 
     def setting(self, key: str, default: int) -> int:
         """A numeric header setting (YES/NO as 1/0)."""
@@ -106,7 +106,7 @@ def read_log(path: str | Path) -> MatchRecord:
     return record
 
 
-def _game(number: int, f: dict[str, str]) -> GameRecord:
+def _game(number: int, f: dict[str, str]) -> LoggedGame:
     mibun = _digits(f["mibun"], "mibun")
     hands_text = f["palyer_cards"].split()
     if len(hands_text) != 5:
@@ -121,7 +121,7 @@ def _game(number: int, f: dict[str, str]) -> GameRecord:
         if not e[:1].isdigit():
             raise ValueError(f"play entry {e!r} does not start with a player number")
         plays.append((int(e[0]), parse_cells(e[1:])))
-    return GameRecord(
+    return LoggedGame(
         number=number,
         ranks=None if mibun == [2] * 5 else mibun,
         seats=_digits(f["seat"], "seat"),

@@ -1,5 +1,6 @@
 """The GDL games' parametrised playout policy: a softmax over binary features, the playouts it
-draws and the reader of its weights' file (SPEC §6; its gradients and writer are ``softmax_gradients``'s).
+draws and the reader of its weights' file (SPEC §6; its gradients and writer are
+:mod:`blokuszero.knowledge.ggp.softmax_gradients`'s).
 
 ``pi(s, a) = exp(phi(s, a) . theta) / sum_b exp(phi(s, b) . theta)`` over the legal moves ``b``
 of the role choosing, where ``phi(s, a)`` has a 1 for every feature (move ``a``, base
@@ -208,7 +209,8 @@ class SoftmaxPolicy:
     """``pi(s, a) ∝ exp(phi(s, a) . theta)`` for a GDL game compiled to a propositional network:
     ``probabilities``, ``features`` and ``playout(state)`` for
     :class:`~blokuszero.search.playout_policies.PolicyRolloutEvaluator`, and the reader of its
-    weights' file (``softmax_gradients.TrainableSoftmaxPolicy`` adds the gradients and writes them).
+    weights' file (:class:`blokuszero.knowledge.ggp.softmax_gradients.TrainableSoftmaxPolicy` adds
+    the gradients and writes them).
     Random draws come from numba's generator (seed it with ``games.numba_random.seed_numba``).
     """
 

@@ -49,10 +49,8 @@ from .rules import (
     META_TOMOVE,
     OK,
     WHITE,
-    area,
     is_own_eye,
     legal_code,
-    new_board,
     owners,
     play,
     play_pass,
@@ -473,38 +471,3 @@ def prior_knowledge(buf, w, colour, last, value, weight, work, fuego=False):
                 value[pt] = 0.0
             else:
                 weight[pt] = 0
-
-
-@nb.njit(cache=True)
-def policy_duel(n, rules_a, rules_b, games, komi, seed):
-    """Whole games from the empty ``n`` x ``n`` board between two playout policies themselves
-    (no search): policy A (rule mask ``rules_a``, as :func:`playout`'s) against B, A Black in
-    even games and White in odd ones, area scoring with ``komi``; numba's generator seeded with
-    ``seed``. A diagnostic: an informed policy should beat uniform moves nearly always.
-
-    Returns (A's wins as Black, A's wins as White)."""
-    np.random.seed(seed)
-    w = n + 2
-    work = np.empty(WORK_SIZE, np.int64)
-    wins = np.zeros(2, np.int64)
-    for g in range(games):
-        buf = new_board(n)
-        mo = buf.shape[0] - META_LEN
-        a_colour = BLACK if g % 2 == 0 else WHITE
-        last = 0
-        while buf[mo + META_TOMOVE] != 0:
-            colour = buf[mo + META_TOMOVE]
-            rules = rules_a if colour == a_colour else rules_b
-            chosen = rule_move(buf, w, colour, last, rules, work) if rules else 0
-            if chosen == 0:
-                chosen = random_point(buf, w, colour, (rules & SELF_ATARI) != 0, work[0:8], work[80:96])
-            if chosen:
-                play(buf, w, chosen, colour)
-            else:
-                play_pass(buf, w, colour)
-            last = chosen
-        black, white = area(buf, w)
-        black_wins = black - white - komi > 0
-        if black_wins == (a_colour == BLACK):
-            wins[g % 2] += 1
-    return wins[0], wins[1]

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.go import GoGame
-from ..players.game_loop import RefereeRefusal
-from ..players.gtp_player import engine_argv
-from ..protocols.gtp import GtpClient, GtpError
+from ...games.go import GoGame
+from ...players.gtp_player import engine_argv
+from ...protocols.gtp import GtpClient, GtpError
+from ...referee.game_loop import RefereeRefusal
 
 
 class GtpReferee:
     """Plays each move on the engine ``command`` (a refused move raises RefereeRefusal) and
-    scores the end with ``final_score``: a :class:`~blokuszero.match.game_loop.Referee`."""
+    scores the end with ``final_score``: a :class:`~blokuszero.referee.game_loop.Referee`."""
 
     def __init__(self, command: str, game: GoGame) -> None:
         if game.name != "go":

@@ -20,8 +20,8 @@ import numba as nb
 import numpy as np
 
 from ...files import write_atomic
-from .game import GgpGame
-from .softmax_policy import (
+from ...games.ggp.game import GgpGame
+from ...games.ggp.softmax_policy import (
     MAX_FEATURES,
     SoftmaxPolicy,
     _buffers,

@@ -16,9 +16,9 @@ import sys
 
 import numpy as np
 
-from ..games.daihinmin import DaihinminGame, Rules
-from ..players.factory import CLIENT_SPECS, make_client, parse_client_spec
-from ..protocols.uecda import (
+from ...games.daihinmin import DaihinminGame, Rules
+from ...players.factory import CLIENT_SPECS, make_client, parse_client_spec
+from ...protocols.uecda import (
     DEFAULT_PORT,
     GAME_GOES_ON,
     GAME_OVER,

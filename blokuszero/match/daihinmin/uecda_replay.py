@@ -6,7 +6,7 @@ stream (when the record has ``RAND_TYPE`` 1 and its seed) or else the dealing or
 strongest cards moved up, the gifts, the player of every submission and whether the server
 accepted it, the finishing order (random ranks after 20 stalled turns drawn as the server
 does) and the cumulative points. Optionally clients (one object per player, fed the tables
-the server sends, like :class:`~..players.daihinmin_default_client.DefaultClient`) are asked
+the server sends, like :class:`~blokuszero.players.daihinmin_default_client.DefaultClient`) are asked
 at every decision and their tables compared with the submitted ones.
 
 The games run through the match server's own phases (:mod:`.uecda_server`) with seats that answer
@@ -20,11 +20,11 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from ..games.daihinmin.cards import hand_to_string
-from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
-from ..games.daihinmin.log import GameRecord, MatchRecord, format_cells
-from .uecda_match import MatchSettings, ServerRandom
+from ...games.daihinmin.cards import hand_to_string
+from ...games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, deal_order
+from ...games.daihinmin.log import LoggedGame, MatchRecord, format_cells
 from .uecda_server import ServerTables, serve_game
+from .uecda_settings import MatchSettings, ServerRandom
 
 
 class TableClient(Protocol):
@@ -158,7 +158,7 @@ class RecordSeat:
     """A seat answering with a record's tables, feeding a client under test (if any) what
     the server sends and comparing its answers with the record."""
 
-    def __init__(self, player: int, g: GameRecord, cursor: list[int],
+    def __init__(self, player: int, g: LoggedGame, cursor: list[int],
                  client: TableClient | None, report: ReplayReport, misses: list[str]) -> None:
         self.name = str(player)
         self.player = player
@@ -221,7 +221,7 @@ def _expect(ok: bool, message: str) -> None:
         raise Disagreement(message)
 
 
-def _check_deal(g: GameRecord, seats: list[int], first: int | None,
+def _check_deal(g: LoggedGame, seats: list[int], first: int | None,
                 expected: list[int] | None) -> None:
     """The hands against the server's stream (``expected``) or, without it, the dealing
     order's hand sizes (11, 11, 11, 10, 10 from the first dealer's seat)."""

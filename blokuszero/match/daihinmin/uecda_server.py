@@ -22,17 +22,17 @@ from typing import Protocol
 
 import numpy as np
 
-from ..games.base import CHANCE, State
-from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import A_TYPE, PASS, T_GIVE, chance_action, give_action
-from ..games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
-from ..games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
-from ..games.daihinmin.log import LogWriter, format_cells
-from ..games.daihinmin.tables import card_count
-from ..players.base import Player
-from ..players.game_loop import play
-from ..protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
-from .uecda_match import MatchSettings, ServerRandom
+from ...games.base import CHANCE, State
+from ...games.daihinmin import rules as K
+from ...games.daihinmin.actions import A_TYPE, PASS, T_GIVE, chance_action, give_action
+from ...games.daihinmin.cards import hand_to_string, hand_to_table, strongest_cards
+from ...games.daihinmin.game import NUM_PLAYERS, DaihinminGame, DaihinminState, Rules, submission
+from ...games.daihinmin.log import LogWriter, format_cells
+from ...games.daihinmin.tables import card_count
+from ...players.base import Player
+from ...protocols.uecda import ACCEPTED, GAME_GOES_ON, GAME_OVER, MATCH_OVER, REJECTED
+from ...referee.game_loop import play
+from .uecda_settings import MatchSettings, ServerRandom
 
 
 class Seat(Protocol):
@@ -57,7 +57,7 @@ class Seat(Protocol):
 
 class LocalSeat:
     """An in-process client (``on_deal`` / ``on_hand`` / ``on_field``, as
-    :class:`~..players.daihinmin_default_client.DefaultClient`) in a seat."""
+    :class:`~blokuszero.players.daihinmin_default_client.DefaultClient`) in a seat."""
 
     def __init__(self, client, name: str) -> None:
         self.client = client
@@ -181,7 +181,7 @@ def _valid_gift(hand: int, table: np.ndarray, n: int, strict: bool) -> int | Non
     return cards if cards & ~hand == 0 and bin(cards).count("1") == n else None
 
 
-def run_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
+def serve_match(seats: Sequence[Seat], settings: MatchSettings = MatchSettings(),
               rules: Rules = Rules(), seed: int | None = None, log_path: str | None = None,
               port: int = 0, on_game: Callable[[int, list[int]], None] | None = None
               ) -> MatchResult:
@@ -375,4 +375,4 @@ def _header(names: list[str], rules: Rules, settings: MatchSettings, seed: int,
             ("RANDOM_SEED", str(seed))] + ([("RULE_SELF_FOLLOW", "YES")] if rules.self_follow else [])
 
 
-__all__ = ["LocalSeat", "MatchResult", "Seat", "ServedGame", "ServerTables", "run_match", "serve_game"]
+__all__ = ["LocalSeat", "MatchResult", "Seat", "ServedGame", "ServerTables", "serve_match", "serve_game"]

@@ -1,5 +1,5 @@
-"""A UECda match as the official server runs it: its settings and its random stream (seats,
-first dealers, deals, random ranks; UECDA.md §3-4).
+"""A UECda match's settings and the official server's random stream (seats, first dealers, deals,
+random ranks; UECDA.md §3-4): what the match server and the replay of records start from.
 
 The server draws every random number from one Mersenne Twister seeded with the
 ``RANDOM_SEED`` it logs (``RAND_TYPE`` 1), each as ``genrand_int32 / (2**32 - 1)``: five per
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.daihinmin.game import NUM_PLAYERS, deal_order
+from ...games.daihinmin.game import NUM_PLAYERS, deal_order
 
 _N, _M = 624, 397
 

@@ -24,11 +24,11 @@ from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ..files import write_atomic
-from ..games.ggp.kif import parse_kif
-from ..processes import stop_process
-from .ggp_manager import post
-from .stats import score_rate
+from ...files import write_atomic
+from ...games.ggp.kif import parse_kif
+from ...processes import stop_process
+from ..stats import score_rate
+from .game_manager import post
 
 OURS, THEIRS = "blokuszero", "SampleMonteCarloGamer"
 ERROR_CODES = {"IL": "illegal", "TO": "timeout", "CE": "connection"}
@@ -179,7 +179,7 @@ def run_refereed_match(rules_path: Path, match_id: str, our_role: int, *, classp
         for role, name in zip(roles, names):
             port = free_port()
             if name == OURS:
-                argv = [sys.executable, "-m", "blokuszero.engines.ggp_player", "--port", str(port),
+                argv = [sys.executable, "-m", "blokuszero.engines.ggp", "--port", str(port),
                         "--seed", str(seed), *player_options]
             else:
                 argv = ["java", "-cp", classpath, "GgpBasePlayer", str(port)]

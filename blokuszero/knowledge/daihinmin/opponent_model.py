@@ -17,18 +17,16 @@ switched off (an ablation): :data:`F_RELATIVE` (relative strengths for ``l`` and
 Counts are learned from whole games (the hands are known once a game is over); every
 probability is Laplace-smoothed (add one), so unseen values never score -inf. Learning and
 prediction are numba kernels over the rules kernels' position vectors, fast enough for
-playouts (the Monte Carlo client's, :mod:`.daihinmin_playouts`).
+playouts (the Monte Carlo client's, :mod:`blokuszero.players.daihinmin_playouts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numba as nb
 import numpy as np
 
-from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import (
+from ...games.daihinmin import rules as K
+from ...games.daihinmin.actions import (
     A_CARDS,
     A_COUNT,
     A_SUIT,
@@ -39,10 +37,9 @@ from ..games.daihinmin.actions import (
     T_SEQUENCE,
     chance_action,
 )
-from ..games.daihinmin.cards import JOKER, table_to_hand
-from ..games.daihinmin.game import DaihinminGame, DaihinminState, submission
-from ..games.daihinmin.log import GameRecord
-from ..games.numba_random import seed_numba
+from ...games.daihinmin.cards import JOKER, table_to_hand
+from ...games.daihinmin.game import DaihinminGame, DaihinminState, submission
+from ...games.daihinmin.log import LoggedGame
 
 NUM_CLASSES = 15  # strengths 0 (empty field) and 1..14
 NUM_BITS = 8  # values of s (3 bits)
@@ -341,7 +338,7 @@ class OpponentModel:
                           self.passes))
 
 
-def game_moves(record_game: GameRecord, game: DaihinminGame
+def game_moves(record_game: LoggedGame, game: DaihinminGame
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The play phase of one logged game as (positions [N, S_SIZE] before each turn, player to
     move [N], action [N]), submissions judged as the server judges them (a rejected one is a
@@ -367,77 +364,3 @@ def game_moves(record_game: GameRecord, game: DaihinminGame
             state.apply_action(chance_action(record_game.result))
     return (np.array(states, np.int64).reshape(-1, K.S_SIZE), np.array(players, np.int64),
             np.array(actions, np.int64))
-
-
-MODELS = ("random", "naive_bayes", "improved")
-TIES = ("random", "first", "split", "any")
-OPTIONS = ("actions", "cards")
-
-
-def option_key(action: int, options: str) -> int:
-    """What makes two moves one option: the action id (``actions``: the joker standing for
-    different cards or suits gives different options) or the cards played (``cards``)."""
-    return int(A_CARDS[action]) if options == "cards" else int(action)
-
-
-def accuracy_protocol(games: list[tuple[np.ndarray, np.ndarray, np.ndarray]], model: str,
-                      players: list[int], seed: int = 0, *, features: int | None = None,
-                      ties: str = "random", options: str = "actions",
-                      random_pass: bool = True, model_pass: bool = False,
-                      prior: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's protocol over one match (``games`` from :func:`game_moves`): before each
-    game every modelled player's model has learned the games before it; each of that
-    player's decisions with >= 2 non-pass options (``options``: see :func:`option_key`) is
-    predicted, from the second game on (the first has nothing learned before it) unless the
-    models first learned ``prior`` (games of other records, by player number): then from the
-    first.
-
-    ``random`` draws uniformly among the options, the pass one of them if ``random_pass``
-    (the paper lets a player pass at any time and leaves the pass out only when counting
-    options). The models score with ``features`` (default :data:`SIMPLE` for naive Bayes,
-    :data:`IMPROVED` for improved) and pass only if ``model_pass`` (then they learn the
-    passes too, as the moves of class 0); their tied best moves are broken by
-    ``ties``: a uniform draw (``random``), the lowest id (``first``), ``split``: 1/k of a
-    hit when the move made is one of k tied options (the draw's expectation), or ``any``: a
-    hit when it is one of them (the bound no tie rule passes). Returns per game (hits,
-    decisions)."""
-    if model not in MODELS:
-        raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
-    if ties not in TIES or options not in OPTIONS:
-        raise ValueError(f"ties must be one of {TIES} and options one of {OPTIONS}")
-    if features is None:
-        features = IMPROVED if model == "improved" else SIMPLE
-    rng = np.random.default_rng(seed)
-    seed_numba(int(rng.integers(2**31)))
-    buf = np.empty(K.MAX_LEGAL, np.int64)
-    models = {p: OpponentModel(features, model_pass) for p in players}
-    if model != "random":
-        for states, movers, actions in prior:
-            for p in players:
-                models[p].learn_game(states[movers == p], actions[movers == p])
-    hits = np.zeros(len(games))
-    moves = np.zeros(len(games), np.int64)
-    for g, (states, movers, actions) in enumerate(games):
-        for p in players:
-            for i in np.flatnonzero(movers == p) if g or len(prior) else []:
-                plays = buf[:K.legal_plays(states[i], buf)]
-                keys = sorted({option_key(a, options) for a in plays if a != PASS})
-                if len(keys) < 2:
-                    continue
-                moves[g] += 1
-                made = option_key(actions[i], options)
-                if model == "random":
-                    hits[g] += rng.choice(keys + [PASS] if random_pass else keys) == made
-                    continue
-                if ties == "first":
-                    hits[g] += option_key(models[p].predict(states[i], buf, True), options) == made
-                elif ties == "random":
-                    hits[g] += option_key(models[p].predict(states[i], buf), options) == made
-                else:
-                    tied = {option_key(a, options) for a in models[p].best(states[i], buf)}
-                    hits[g] += (made in tied) / (len(tied) if ties == "split" else 1)
-            if model != "random":
-                own = movers == p
-                models[p].learn_game(states[own], actions[own])
-    return hits, moves

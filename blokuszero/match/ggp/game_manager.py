@@ -3,7 +3,7 @@
 Players are given in role order. Each match sends START to every player, then PLAY with the
 previous joint move (nil first) until the game ends, then STOP. A move that is late (past the
 play clock), unreadable or illegal is replaced by a random legal move, as the protocol says.
-The matches are played by the one game loop (:mod:`blokuszero.players.game_loop`).
+The matches are played by the one game loop (:mod:`blokuszero.referee.game_loop`).
 Each match is written (atomically) as JSON: roles, players, moves, replaced moves, each
 role's answer times, goals.
 """
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import write_atomic
-from ..games.base import State
-from ..games.ggp import GgpGame
-from ..players.base import Player, PlayerFailure
-from ..players.game_loop import play
-from ..protocols.ggp_http import Message, format_message
+from ...files import write_atomic
+from ...games.base import State
+from ...games.ggp import GgpGame
+from ...players.base import Player, PlayerFailure
+from ...protocols.ggp_http import Message, format_message
+from ...referee.game_loop import play
 
 
 def send(url: str, message: Message, timeout: float) -> tuple[str | None, float]:
@@ -83,7 +83,7 @@ class RemotePlayer(Player):
         send(self.url, Message("stop", self.match_id, moves=self.previous), self.play_clock + 1.0)
 
 
-def run_match(rules: str, urls: list[str], match_id: str, start_clock: float, play_clock: float,
+def manage_match(rules: str, urls: list[str], match_id: str, start_clock: float, play_clock: float,
               seed: int) -> dict:
     """One match through the game loop (every role asked at every step, a failed or illegal
     move replaced by a random legal one); its record."""
@@ -125,7 +125,7 @@ def run_matches(rules_path: str | Path, players: list[str], out: str | Path, *, 
         k = m % len(players) if rotate else 0
         urls = players[k:] + players[:k]
         match_id = f"{rules_path.stem}.{seed}.{m}"
-        record = run_match(rules, urls, match_id, start_clock, play_clock, seed + m)
+        record = manage_match(rules, urls, match_id, start_clock, play_clock, seed + m)
         write_atomic(out / f"{match_id}.json", json.dumps(record, indent=1))
         for url, goal in zip(urls, record["goals"]):
             goals.setdefault(url, []).append(goal)

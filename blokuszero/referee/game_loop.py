@@ -29,8 +29,8 @@ from typing import Protocol
 import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, Game, State
-from . import base
-from .base import Player, PlayerFailure, Resign
+from ..players import base
+from ..players.base import Player, PlayerFailure, Resign
 
 ON_FAILURE = ("forfeit", "random", "raise")
 

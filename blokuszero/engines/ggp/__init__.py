@@ -1,0 +1,1 @@
+"""GDL games' engine: the GGP HTTP player (:mod:`.http_player`)."""

@@ -1,0 +1,1 @@
+"""Daihinmin's learned knowledge: the opponent models (:mod:`.opponent_model`)."""

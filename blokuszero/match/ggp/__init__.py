@@ -1,0 +1,1 @@
+"""GDL games' match glue: our GGP game manager for HTTP players, and matches refereed by ggp-base."""

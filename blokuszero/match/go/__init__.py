@@ -1,0 +1,1 @@
+"""Go's match glue: the GTP referee that scores matches between engines (:mod:`.gtp_referee`)."""
