@@ -241,6 +241,9 @@ COMMANDS: dict[str, Run] = {
     "python train.py experiment=cpu_strong name=next train.init_from=checkpoints/blokus_b2c32conv_gumbel.pt": Run((
         *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
         checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
+    # Against the run's own last curve network (same weights, same search): one game never ships.
+    "python scripts/gate.py candidate=runs/next shipped=checkpoints/blokus_b2c32conv_gumbel.pt ship=true": Run((
+        "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
     "python train.py experiment=expert_iteration": Run((
         *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
         checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
@@ -249,9 +252,6 @@ COMMANDS: dict[str, Run] = {
     "network.preset=network network.simulations=0 +network.time_limit=0.1 +network.gumbel=false": Run((
         "games=1", "network.time_limit=0.01", "shipped=runs/expert_iteration/curve/checkpoints/ckpt_000000004.pt",
         *MATCH)),
-    # Against the run's own last curve network (same weights, same search): one game never ships.
-    "python scripts/gate.py candidate=runs/next shipped=checkpoints/blokus_b2c32conv_gumbel.pt ship=true": Run((
-        "games=1", "network.simulations=2", "shipped=runs/next/curve/checkpoints/ckpt_000000004.pt", *MATCH)),
 }
 
 
