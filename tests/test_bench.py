@@ -258,3 +258,20 @@ def test_core_before_alternates_two_checkouts(old, tmp_path, capsys):
     results = json.loads(out.read_text())["results"]
     assert len(results["before"]) == len(results["this"]) == 2
     _core(results["before"][0])
+
+
+def test_expert_iteration_rates_are_whole_games_over_their_cpu_seconds(monkeypatch):
+    """Each backend plays whole games, alternating, until its CPU time reaches the budget: with a
+    clock that advances 1 s a reading, one game is 1 CPU-s, so a 2 s budget is 2 games each."""
+    import blokuszero.bench.selfplay as bench_selfplay
+    from blokuszero.nn.model import build_model
+
+    monkeypatch.setattr(bench_selfplay, "time", FakeTime(1.0))
+    rows = bench_selfplay.expert_iteration_rates(build_model("b2c32conv", "blokus"), ["torch", "onnxruntime"],
+                                                 simulations=8, seconds=2.0)
+    assert [r["backend"] for r in rows] == ["torch", "onnxruntime"]
+    for r in rows:
+        assert r["games"] == 2 and r["cpu_seconds"] == 2.0
+        assert r["simulations"] == 8 * r["positions"]  # each move searches its own 8 simulations
+        assert r["positions_per_cpu_s"] == r["positions"] / 2 and r["games_per_cpu_hour"] == 3600
+        assert 0 < r["network_calls_per_position"] <= 1  # 8 simulations never reach 16 visits: roots only

@@ -9,18 +9,25 @@ self-play with uniform priors and no network: the leaves per second the search l
 feed to a network (its ceiling on a fast GPU, per actor process). ``--actors 1,2,4`` instead
 runs that many self-play processes at once on one device (as training's actors share a GPU) and
 reports their leaves (simulations) per second together: each plays fresh games for ``--seconds``
-after a warm-up, all starting at once, so the figures are of the games' first moves. Usage::
+after a warm-up, all starting at once, so the figures are of the games' first moves.
+``--expert-iteration BACKENDS`` instead plays expert iteration's self-play (rl/expert_iteration.py:
+playout leaves, the network's priors at expansion, one game at a time) with the first model, or
+``--checkpoint``'s network, run by each backend, whole games alternating between the backends
+until each has used ``--seconds`` of CPU time; rates per CPU-second. Usage::
 
     python -m blokuszero.bench selfplay --models b2c32conv,b2c32 --batches 64 --seconds 20
     python -m blokuszero.bench selfplay --device cuda --batches 1024 --half
     python -m blokuszero.bench selfplay --models b2c32conv --batches 64,256 --tree-only
     python -m blokuszero.bench selfplay --models b10c128 --device cuda --half --batches 512 \
         --leaves-per-tree 2 --actors 1,2,4 --threads 2
+    python -m blokuszero.bench selfplay --expert-iteration torch,onnxruntime --simulations 800 \
+        --checkpoint checkpoints/blokus_b2c32conv_gumbel.pt --threads 1
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import multiprocessing
 import platform
 import queue
@@ -32,8 +39,10 @@ import torch
 
 from ..games.blokus import BlokusGame
 from ..games.blokus.encoder import BlokusEncoder
+from ..nn.checkpoint import load_network
 from ..nn.evaluator import NetworkEvaluator
 from ..nn.model import build_model
+from ..rl.expert_iteration import ExpertIterationSelfPlay
 from ..rl.learner import Learner, LearnerSettings
 from ..rl.replay import ReplayBuffer
 from ..rl.selfplay import LockstepSelfPlay, SelfPlaySettings
@@ -162,6 +171,34 @@ def shared_device_rates(model_name: str, counts: list[int], settings: SelfPlaySe
     return out
 
 
+def expert_iteration_rates(model: torch.nn.Module, backends: list[str], simulations: int,
+                           seconds: float) -> list[dict]:
+    """Expert iteration's self-play with ``model`` run by each of ``backends`` (the same seed, so
+    the same games where the backends agree), whole games alternating between the backends until
+    each has used ``seconds`` of CPU time; per backend its totals and rates per CPU-second."""
+    settings = SelfPlaySettings(simulations=simulations, leaf_playouts=True, gumbel=False, dirichlet_epsilon=0.0)
+    players = {b: ExpertIterationSelfPlay(BlokusGame(), NetworkEvaluator(copy.deepcopy(model), BlokusEncoder(),
+                                                                         backend=b), settings, seed=0)
+               for b in backends}
+    for selfplay in players.values():  # warm-up: compile, export, allocate
+        selfplay.play(1)
+    totals = {b: dict.fromkeys(("cpu_seconds", "games", "positions", "simulations", "evaluations"), 0)
+              for b in backends}
+    while min(t["cpu_seconds"] for t in totals.values()) < seconds:
+        for backend, selfplay in players.items():
+            start = time.process_time()
+            stats = selfplay.play(1)
+            total = totals[backend]
+            total["cpu_seconds"] += time.process_time() - start
+            for key in ("games", "positions", "simulations", "evaluations"):
+                total[key] += getattr(stats, key)
+    return [{"backend": b, "simulations_per_move": simulations, **t,
+             "simulations_per_cpu_s": t["simulations"] / t["cpu_seconds"],
+             "positions_per_cpu_s": t["positions"] / t["cpu_seconds"],
+             "games_per_cpu_hour": t["games"] * 3600 / t["cpu_seconds"],
+             "network_calls_per_position": t["evaluations"] / t["positions"]} for b, t in totals.items()]
+
+
 def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
     buffer = ReplayBuffer(capacity=len(games), encoder=BlokusEncoder())
     for g in games:
@@ -195,9 +232,15 @@ def main(argv: list[str] | None = None) -> None:
     command.add_argument("--leaves-per-tree", type=int, default=1, help="leaves per tree per batch (--actors)")
     command.add_argument("--actors", help="comma-separated counts of self-play processes sharing the device")
     command.add_argument("--warmup", type=float, default=5.0, help="untimed seconds of self-play first (--actors)")
+    command.add_argument("--expert-iteration", metavar="BACKENDS",
+                         help="comma-separated backends: expert iteration's self-play with each instead")
+    command.add_argument("--checkpoint", help="--expert-iteration: this network instead of an untrained first model")
     args = command.parse_args(argv)
     load_before = load()
-    results = shared_main(args) if args.actors else rates(args)
+    if args.expert_iteration:
+        results = expert_iteration_main(args)
+    else:
+        results = shared_main(args) if args.actors else rates(args)
     finish("selfplay", args, results, load_before)
 
 
@@ -256,4 +299,24 @@ def shared_main(args: argparse.Namespace) -> list[dict]:
                 print(f"{name:12s} {batch:6d} {actors:6d} {row['leaves_per_s']:10,.0f} "
                       f"{row['leaves_per_s'] / actors:10,.0f} {row['positions_per_s']:12.1f} "
                       f"{row['batch_fill']:5.0%} {row['cache_hit_rate']:6.1%}")
+    return results
+
+
+def expert_iteration_main(args: argparse.Namespace) -> list[dict]:
+    """``--expert-iteration``: its self-play per backend, the rates printed."""
+    torch.set_num_threads(args.threads or 1)
+    if args.checkpoint:
+        model, _ = load_network(args.checkpoint)
+    else:
+        torch.manual_seed(0)
+        model = build_model(args.models.split(",")[0], "blokus")
+    results = expert_iteration_rates(model, args.expert_iteration.split(","), args.simulations, args.seconds)
+    print(f"expert iteration's self-play, {args.simulations} simulations a move, "
+          f"{args.checkpoint or args.models.split(',')[0]}, {torch.get_num_threads()} threads")
+    print(f"{'backend':12s} {'games':>6s} {'CPU s':>7s} {'sims/CPU-s':>11s} {'positions/CPU-s':>16s} "
+          f"{'games/CPU-h':>12s} {'calls/position':>15s}")
+    for r in results:
+        print(f"{r['backend']:12s} {r['games']:6d} {r['cpu_seconds']:7.1f} {r['simulations_per_cpu_s']:11,.0f} "
+              f"{r['positions_per_cpu_s']:16.1f} {r['games_per_cpu_hour']:12,.0f} "
+              f"{r['network_calls_per_position']:15.1f}")
     return results

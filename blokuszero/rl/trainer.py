@@ -185,7 +185,7 @@ class Trainer:
         if self.eval_settings.enabled:
             ev = self.eval_settings
             self.evaluator = RemoteCheckpointEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
-                                                     scheduling_strategy=here).remote(
+                                                               scheduling_strategy=here).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
                 {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
         self.publish()
