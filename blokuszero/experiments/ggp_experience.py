@@ -243,7 +243,7 @@ def cmd_report(args) -> None:
                 f"{PAPER_AVERAGE['d=2']} | {PAPER_AVERAGE['switch']} |")
     counts = sorted({w["win"] + w["loss"] + w["draw"] for (g, p, _), w in cells.items()
                      if p == main[g]})
-    text = ("# Similar-board search experience in GGP (issue 15, seed 000)\n\n"
+    text = ("# Similar-board search experience in GGP: the similar-boards paper's experiment\n\n"
             "Made by `python scripts/ggp_experience_experiment.py report` from the games of "
             "`play` and the measurements of `switch`. Each cell: the experience player "
             "(UCT + the table, an encoding, Hamming distance d) against plain UCT, the same "
@@ -252,7 +252,7 @@ def cmd_report(args) -> None:
             f"{len(records)} in all; {counts[0]}-{counts[-1]} per cell at "
             + ", ".join(f"{g} {main[g]}" for g in games) + " playouts per move (the paper: 500 "
             "games per cell, 500 playouts everywhere; the run's machine, load and budget are in "
-            "BENCHMARKS.md, issue 15)."
+            "BENCHMARKS.md, \"Similar-board search experience in GGP\")."
             + (f" Hundreds of games per cell were not affordable in this run: {counts[0]}-"
                f"{counts[-1]} per cell, CPU seconds per game in the table." if counts[-1] < 100
                else "")

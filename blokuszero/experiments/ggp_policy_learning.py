@@ -111,7 +111,7 @@ def report(results: dict, game_name: str, docs: Path) -> None:
     fig.savefig(docs / f"ggp_policy_{game_name}.png", dpi=90)
     commands = "; ".join(f"{', '.join(k for k, c in results['commands'].items() if c == cmd)}: "
                          f"`{cmd}`" for cmd in dict.fromkeys(results["commands"].values()))
-    lines = [f"# Learning simulation policies on {game_name} (SPEC §6)", "",
+    lines = [f"# Learning simulation policies on {game_name}", "",
              f"Commands ({commands}) on the 2-core CI-class box; {results['train_states']} training and "
              f"{results['test_states']} test states, V* / a* from {results['label_simulations']:,} "
              f"UCT simulations, M = N = {results['M']}, alpha = {results['alpha']}, "
