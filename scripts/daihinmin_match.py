@@ -13,8 +13,9 @@ our ``blokuszero-uecda`` client playing SPEC, started as a process and connected
 ``python`` is this script's interpreter). TCP
 players connect to a server bound to 127.0.0.1 (``--host`` to change). Prints each player's mean
 points per game and its thinking time per play (from the server handing it its turn table to its
-answer), the paired difference of points per game between players (``--compare``: the sign
-test over games, the mean difference), and writes the official game record. The games are not
+answer), the paired difference of points per game between players or groups of players
+(``--compare``: the sign test over games, the mean difference), and writes the official game
+record; ``--points`` keeps the points per game, from which ``--report`` prints the summary again. The games are not
 independent (the card exchange follows the previous game's ranks until they reset every
 ``--rank-reset`` games; seats are redrawn every ``--seat-every``), so every interval is a block
 bootstrap over blocks of the least common multiple of the two
@@ -94,27 +95,88 @@ def dependence_block(settings: MatchSettings) -> int:
     return math.lcm(settings.rank_reset, settings.seat_change_every if settings.seat_change else 1)
 
 
-def parse_pairs(text: str, players: int = 5) -> list[tuple[int, int]]:
-    """``all`` (every two players) or ``P-Q,...`` (player numbers) as pairs; ValueError on a
-    malformed or out-of-range pair."""
+def parse_pairs(text: str, players: int = 5) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """``all`` (every two players) or ``A-B,...`` as pairs of player groups, where a group is one
+    player number or several joined by ``+`` (``0+1-2+3``: players 0 and 1 against 2 and 3, each
+    side's points per game averaged over its players); ValueError on a malformed, out-of-range or
+    overlapping pair."""
     if text == "all":
-        return [(p, q) for p in range(players) for q in range(p + 1, players)]
+        return [((p,), (q,)) for p in range(players) for q in range(p + 1, players)]
     pairs = []
     for part in text.split(","):
-        p, _, q = part.partition("-")
-        if not (p.isdigit() and q.isdigit() and int(p) < players and int(q) < players and p != q):
-            raise ValueError(f"--compare takes 'all' or pairs of two player numbers 0-{players - 1} "
-                             f"like 0-1,0-2, not {part!r}")
-        pairs.append((int(p), int(q)))
+        a, _, b = part.partition("-")
+        groups = [tuple(int(n) for n in side.split("+")) if all(n.isdigit() for n in side.split("+"))
+                  else () for side in (a, b)]
+        numbers = groups[0] + groups[1]
+        if (not all(groups) or max(numbers) >= players or len(set(numbers)) != len(numbers)):
+            raise ValueError(f"--compare takes 'all' or pairs of player numbers 0-{players - 1} (a group "
+                             f"joined by +) like 0-1,0+1-2+3, not {part!r}")
+        pairs.append((groups[0], groups[1]))
     return pairs
 
 
-def compare(points: np.ndarray, names: Sequence[str], pairs: Sequence[tuple[int, int]], block: int,
-            seed: int) -> list[dict]:
-    """Per pair (p, q): the paired difference of points per game, p's minus q's (the same games,
-    so the deals cancel), with its block-bootstrap interval (blocks of ``block`` games)."""
-    return [{"a": names[p], "b": names[q], "a_player": p, "b_player": q,
-             **paired_difference(points[:, p], points[:, q], block=block, seed=seed)} for p, q in pairs]
+def compare(points: np.ndarray, names: Sequence[str], pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+            block: int, seed: int) -> list[dict]:
+    """Per pair of groups (A, B): the paired difference of points per game, A's mean over its
+    players minus B's (the same games, so the deals cancel), with its block-bootstrap interval
+    (blocks of ``block`` games)."""
+    def side(group: tuple[int, ...]) -> tuple[str, str, np.ndarray]:
+        return ("+".join(str(p) for p in group), "+".join(names[p] for p in group),
+                points[:, list(group)].mean(axis=1))
+    out = []
+    for a, b in pairs:
+        (a_player, a_name, a_points), (b_player, b_name, b_points) = side(a), side(b)
+        out.append({"a": a_name, "b": b_name, "a_player": a_player, "b_player": b_player,
+                    **paired_difference(a_points, b_points, block=block, seed=seed)})
+    return out
+
+
+def think_times(seconds: Sequence[float]) -> dict[str, float]:
+    """A player's thinking time per play in milliseconds: plays, mean, median, max."""
+    ms = np.asarray(seconds, dtype=float) * 1000
+    return {"plays": int(len(ms)), "mean": float(ms.mean()) if len(ms) else 0.0,
+            "median": float(np.median(ms)) if len(ms) else 0.0, "max": float(ms.max()) if len(ms) else 0.0}
+
+
+def summarize(points: np.ndarray, names: Sequence[str], block: int, seed: int, comparisons: Sequence[dict],
+              think: Sequence[dict] | None, header: str) -> None:
+    """Print each player's mean points per game (block-bootstrap interval), thinking time per
+    play where known, and the paired comparisons."""
+    blocks = -(-len(points) // block)
+    print(f"{header}; 95% intervals: block bootstrap over {blocks} blocks of {block} games"
+          + ("" if blocks > 1 else " (fewer than 2 blocks: none)"))
+    for p, name in enumerate(names):
+        interval = (" [{:.3f}, {:.3f}] (95%)".format(*block_bootstrap(points[:, p], block, seed))
+                    if blocks > 1 else "")
+        timing = ("" if think is None else ", ms per play mean {mean:.1f} median {median:.1f} max "
+                  "{max:.1f} ({plays} plays)".format(**think[p]))
+        print(f"player {p} {name:10s} mean points {points[:, p].mean():.3f}{interval}{timing}")
+    for c in comparisons:
+        print(format_paired(f"player {c['a_player']} {c['a']}", f"player {c['b_player']} {c['b']}", c,
+                            " points"))
+
+
+def report(path: str, pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]] | None) -> int:
+    """Print a kept match's summary again from its points file, the comparisons recomputed from
+    the points (``pairs`` None: the ones it was saved with)."""
+    try:
+        with open(path) as f:
+            stored = json.load(f)
+        points, names, block, seed = (np.array(stored["points"], dtype=float), stored["names"],
+                                      int(stored["block"]), int(stored["seed"]))
+    except (OSError, ValueError, KeyError) as err:
+        print(f"--report: {path} is not a points file written by --points ({err})", file=sys.stderr)
+        return 2
+    if points.ndim != 2 or points.shape[1] != len(names):
+        print(f"--report: {path} holds points of shape {points.shape} for {len(names)} players",
+              file=sys.stderr)
+        return 2
+    if pairs is None:
+        pairs = [(tuple(int(n) for n in str(c["a_player"]).split("+")),
+                  tuple(int(n) for n in str(c["b_player"]).split("+"))) for c in stored["comparisons"]]
+    summarize(points, names, block, seed, compare(points, names, pairs, block, seed), stored.get("think_ms"),
+              f"{len(points)} games, seed {seed}, players {','.join(stored['players'])}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,9 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--points", default=None,
                         help="write the points per game and player here with the players, the "
                              "settings and the paired comparisons (JSON)")
-    parser.add_argument("--compare", default="all",
-                        help="paired differences between players: 'all' or pairs of player "
-                             "numbers, e.g. 0-1,0-2")
+    parser.add_argument("--compare", default=None,
+                        help="paired differences between players: 'all' (the default) or pairs of "
+                             "player numbers, a group joined by +, e.g. 0-1,0+1-2+3")
+    parser.add_argument("--report", default=None, metavar="POINTS",
+                        help="play nothing: print the summary of a match kept with --points again, "
+                             "its comparisons recomputed (--compare to ask for others)")
     parser.add_argument("--rank-reset", type=int, default=100, help="FLASH_MIBUN_NUMBER")
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")
@@ -143,9 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(specs) != 5:
         parser.error(f"--players names 5 players, not {len(specs)}")
     try:
-        pairs = parse_pairs(args.compare)
+        pairs = None if args.compare is None else parse_pairs(args.compare)
     except ValueError as err:
         parser.error(str(err))
+    if args.report:
+        return report(args.report, pairs)
+    pairs = parse_pairs("all") if pairs is None else pairs
     if args.points and not args.points.endswith(".json"):
         parser.error(f"--points writes JSON (the points with the players and comparisons): name a .json "
                      f"file, not {args.points}")
@@ -190,28 +258,16 @@ def main(argv: list[str] | None = None) -> int:
             stop_process(process, terminate=False)
     points = np.array(result.points, dtype=float)
     block = dependence_block(settings)
-    blocks = -(-len(points) // block)
     comparisons = compare(points, result.names, pairs, block, seed)
-    print(f"{args.games} games, seed {seed}" + (f", record {args.log}" if args.log else "")
-          + f"; 95% intervals: block bootstrap over {blocks} blocks of {block} games"
-          + ("" if blocks > 1 else " (fewer than 2 blocks: none)"))
-    for p, name in enumerate(result.names):
-        mean = points[:, p].mean()
-        interval = (" [{:.3f}, {:.3f}] (95%)".format(*block_bootstrap(points[:, p], block, seed))
-                    if blocks > 1 else "")
-        seconds = np.array(seats[p].seconds) * 1000
-        print(f"player {p} {name:10s} mean points {mean:.3f}{interval}, "
-              f"ms per play mean {seconds.mean():.1f} median {np.median(seconds):.1f} "
-              f"max {seconds.max():.1f} ({len(seconds)} plays)")
-    for c in comparisons:
-        print(format_paired(f"player {c['a_player']} {c['a']}", f"player {c['b_player']} {c['b']}", c,
-                            " points"))
+    think = [think_times(seat.seconds) for seat in seats]
+    summarize(points, result.names, block, seed, comparisons, think,
+              f"{args.games} games, seed {seed}" + (f", record {args.log}" if args.log else ""))
     if args.points:
         with open(args.points, "w") as out:
             json.dump({"seed": seed, "players": specs, "names": list(result.names),
                        "rank_reset": settings.rank_reset, "seat_every": settings.seat_change_every,
                        "self_follow": args.self_follow, "block": block, "comparisons": comparisons,
-                       "points": points.astype(int).tolist()}, out)
+                       "think_ms": think, "points": points.astype(int).tolist()}, out)
     problems = failures(seats, processes)
     for problem in problems:
         print(problem, file=sys.stderr)

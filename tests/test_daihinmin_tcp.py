@@ -238,23 +238,41 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     script = load_script("daihinmin_match")
     assert script.dependence_block(MatchSettings(rank_reset=100, seat_change_every=5)) == 100
     assert script.dependence_block(MatchSettings(rank_reset=3, seat_change_every=2)) == 6
-    assert script.parse_pairs("0-1,4-2") == [(0, 1), (4, 2)] and len(script.parse_pairs("all")) == 10
-    with pytest.raises(ValueError, match="--compare takes 'all' or pairs of two player numbers 0-4"):
-        script.parse_pairs("0-5")
+    assert script.parse_pairs("0-1,4-2") == [((0,), (1,)), ((4,), (2,))]
+    assert script.parse_pairs("0+1-2+3") == [((0, 1), (2, 3))] and len(script.parse_pairs("all")) == 10
+    for bad in ("0-5", "0+1-1+2", "0-", "a-1"):
+        with pytest.raises(ValueError, match="--compare takes 'all' or pairs of player numbers 0-4"):
+            script.parse_pairs(bad)
     with pytest.raises(SystemExit):
         script.main(["--games", "1", "--points", str(tmp_path / "points.npy")])
     assert "--points writes JSON" in capsys.readouterr().err
     saved = tmp_path / "points.json"
     assert script.main(["--games", "6", "--seed", "3", "--rank-reset", "3", "--seat-every", "3",
-                        "--compare", "0-1", "--points", str(saved)]) == 0
+                        "--compare", "0-1,0+1-2+3", "--points", str(saved)]) == 0
     stored = json.loads(saved.read_text())
     points = np.array(stored["points"])
     assert points.shape == (6, 5) and stored["block"] == 3 and stored["names"][0] == "dflt0"
-    [pair] = stored["comparisons"]
+    pair, groups = stored["comparisons"]
     d = points[:, 0] - points[:, 1]
     assert (pair["a"], pair["b"]) == ("dflt0", "dflt1") and pair["mean"] == pytest.approx(d.mean())
     assert (pair["wins"], pair["losses"]) == (int((d > 0).sum()), int((d < 0).sum()))
     assert [pair["ci_low"], pair["ci_high"]] == list(block_bootstrap(d, 3, seed=3))
+    g = points[:, :2].mean(axis=1) - points[:, 2:4].mean(axis=1)
+    assert (groups["a"], groups["b"], groups["a_player"]) == ("dflt0+dflt1", "dflt2+dflt3", "0+1")
+    assert groups["mean"] == pytest.approx(g.mean())
+    assert [groups["ci_low"], groups["ci_high"]] == list(block_bootstrap(g, 3, seed=3))
+    assert [t["plays"] for t in stored["think_ms"]] and all(t["plays"] > 0 for t in stored["think_ms"])
     printed = capsys.readouterr().out
     assert "block bootstrap over 2 blocks of 3 games" in printed
     assert "player 0 dflt0 - player 1 dflt1: " in printed
+    # The kept points print the same summary again, and other comparisons on demand.
+    assert script.main(["--report", str(saved)]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines()[1:] == printed.splitlines()[1:]
+    assert script.main(["--report", str(saved), "--compare", "2-4"]) == 0
+    d24 = points[:, 2] - points[:, 4]
+    assert f"player 2 dflt2 - player 4 dflt4: {d24.mean():+.3f} points per pair" in capsys.readouterr().out
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"points": [[1, 2]]')
+    assert script.main(["--report", str(broken)]) == 2
+    assert f"--report: {broken} is not a points file written by --points" in capsys.readouterr().err
