@@ -1,4 +1,4 @@
-"""The GPU check (issue 26): what the first GPU to run this code does, in one command of at most
+"""The GPU check: what the first GPU to run this code does, in one command of at most
 8 minutes on one GPU. ``scripts/gpu_check.sh`` runs it; the figures are printed and saved as JSON.
 
 1. ``network``: evaluations per second of b10c128 at batches 256, 1,024 and 4,096, fp32 and fp16,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check (issue 26), at most 8 minutes on one GPU: b10c128's evaluations per second at
+# The GPU check, at most 8 minutes on one GPU: b10c128's evaluations per second at
 # batches 256, 1,024 and 4,096 in fp32 and fp16, self-play leaves per second with 1, 2 and 4
 # actors sharing the GPU, and a 3-minute train.py run (steps/s, games/h, GPU memory); printed
 # and saved as JSON. The work is done by scripts/gpu_check.py; this only runs it.

@@ -1,4 +1,4 @@
-"""``scripts/gpu_check.sh``, the command for the first GPU (issue 26): its CPU rehearsal
+"""``scripts/gpu_check.sh``, the command for the first GPU: its CPU rehearsal
 (``--dry-run``) runs every step and writes every figure; without a GPU the real check refuses."""
 
 from __future__ import annotations

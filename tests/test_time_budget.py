@@ -1,8 +1,8 @@
-"""Moves by time budget (issue 27): ``time_limit`` (seconds per move) of the network and MCTS
+"""Moves by time budget: ``time_limit`` (seconds per move) of the network and MCTS
 players, measured on the players' CPU clock (``players.base.CPU_CLOCK``: CPU seconds of the
 process), in the arena's player specs and the Blokus GTP engine; the exact stop asserted on a fake
 clock, never real timings. The budget and each seat's CPU count cover the whole move: the root's
-expansion and the copy of the subtree kept from the last search included (issue 42)."""
+expansion and the copy of the subtree kept from the last search included."""
 
 from __future__ import annotations
 

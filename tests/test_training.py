@@ -381,7 +381,7 @@ def test_ray_workers_use_the_drivers_numba_cache_directory(ray_session):
 
 
 def test_the_cpu_strong_preset_is_bounded_by_the_wall_clock():
-    """`experiment=cpu_strong` (issue 17's 3-hour curve) loads, ends by its clock within 3 hours and
+    """`experiment=cpu_strong` (the 3-hour curve in BENCHMARKS) loads, ends by its clock within 3 hours and
     keeps networks for the curve; its search is Gumbel's."""
     from blokuszero.rl.config import load_run_config
 

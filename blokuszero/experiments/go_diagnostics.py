@@ -1,4 +1,4 @@
-"""Cheap diagnostics of Go playing strength (issue 19), without GTP engines or a referee.
+"""Cheap diagnostics of Go playing strength, without GTP engines or a referee.
 
 ``duel``: the playout policies play whole games against each other directly, no search
 (:func:`policy_duel`): all Fuego-style rules, each rule alone and
