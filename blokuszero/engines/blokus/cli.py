@@ -34,8 +34,8 @@ examples:
   blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt --preset alphazero
                                      the paper's protocol: the network at every leaf, 800 simulations
   blokuszero-gtp --preset mcts_brs --set time_limit=2.0 --set simulations=1000000
-time_limit (MCTS and network players): the engine's CPU seconds per move (time.process_time, as
-cputime answers); the search stops at it or at simulations (0: no cap), whichever comes first.
+time_limit (--time; MCTS and network players): the engine's CPU seconds per move (time.process_time,
+as cputime answers); the search stops at it or at simulations (0: no cap), whichever comes first.
 """
 
 
