@@ -96,6 +96,10 @@ def test_each_engine_keeps_its_flags_as_aliases_of_the_common_form():
     p = uecda_client.build_parser()
     client = uecda_client.client_from_args(p, p.parse_args(["--player", "mc:random:30", "--set", "c=0.5"]))
     assert (client.player.mcts.config.simulations, client.player.mcts.rule.c) == (30, 0.5)
+    timed = uecda_client.client_from_args(p, p.parse_args(["--player", "mc", "--time", "0.5"]))
+    assert (timed.player.mcts.config.simulations, timed.player.mcts.config.time_limit) == (1000, 0.5)
+    with pytest.raises(SystemExit, match=r"^blokuszero-uecda: error: --time must be > 0, not -1.0$"):
+        uecda_client.client_from_args(p, p.parse_args(["--player", "mc", "--time", "-1"]))
     with pytest.raises(SystemExit, match=r"^blokuszero-uecda: error: --player: playout must be one of"):
         uecda_client.client_from_args(p, p.parse_args(["--player", "mc:bogus"]))
     with pytest.raises(SystemExit, match=r"^blokuszero-uecda: error: --preset a mcts player is no UECda"):

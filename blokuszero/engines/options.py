@@ -80,6 +80,13 @@ def add_address_flags(parser: argparse.ArgumentParser, port: int, host_help: str
                         help=f"port (default {port})")
 
 
+def add_time_flag(parser: argparse.ArgumentParser, clock: str, note: str = "") -> None:
+    """``--time SECONDS``: the player's ``time_limit`` per move, in ``clock`` seconds (CPU or wall)."""
+    parser.add_argument("--time", type=float,
+                        help=f"{clock} seconds per move (the option time_limit; with simulations, whichever "
+                             f"ends first){note}")
+
+
 def add_margin_flag(parser: argparse.ArgumentParser, default: float) -> None:
     """``--margin SECONDS``: the reply margin of :class:`~blokuszero.search.time_manager.Margins`."""
     parser.add_argument("--margin", type=float, default=default,

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import options
-from ..options import EngineParser, add_player_flags, add_seed_flag, add_threads_flag, engine_parser
+from ..options import (
+    EngineParser,
+    add_player_flags,
+    add_seed_flag,
+    add_threads_flag,
+    add_time_flag,
+    engine_parser,
+)
 from .gtp_engine import BlokusGtpEngine
 
 _EPILOG = """\
@@ -46,7 +53,7 @@ def build_parser() -> EngineParser:
                                              "(the option checkpoint)")
     parser.add_argument("--simulations", type=int,
                         help="simulations per move (default: the preset's; network: no cap, 1 CPU-second a move)")
-    parser.add_argument("--time", type=float, help="CPU seconds per move (the option time_limit)")
+    add_time_flag(parser, "CPU")
     add_seed_flag(parser, 0, "random seed (set_random_seed changes it)")
     add_threads_flag(parser)
     parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")

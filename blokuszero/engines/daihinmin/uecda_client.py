@@ -38,6 +38,7 @@ from ..options import (
     add_player_flags,
     add_seed_flag,
     add_threads_flag,
+    add_time_flag,
     check_port,
     engine_parser,
     player_spec,
@@ -113,6 +114,7 @@ def build_parser() -> EngineParser:
     parser.add_argument("--player", help=f"the player: {CLIENT_SPECS} (default: default)")
     add_player_flags(parser, "a player preset of a client kind (daihinmin_default, daihinmin_mc); "
                              "--player's options override it")
+    add_time_flag(parser, "wall")
     add_seed_flag(parser, None, "seed of the player's search")
     add_threads_flag(parser)
     parser.add_argument("--self-follow", action="store_true",
@@ -129,7 +131,8 @@ def client_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace):
         given = {} if shorthand is None else parse_client_spec(shorthand)
     except ValueError as err:
         refuse(parser, "--player", str(err))
-    spec = player_spec(parser, args, None, {key: ("--player", value) for key, value in given.items()})
+    spec = player_spec(parser, args, None, {**{key: ("--player", value) for key, value in given.items()},
+                                            "time_limit": ("--time", args.time)})
     try:
         return make_client(DaihinminGame(Rules(self_follow=args.self_follow)), spec, args.seed)
     except ValueError as err:  # a spec of a kind that is no table client

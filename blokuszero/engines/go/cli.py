@@ -18,6 +18,7 @@ from ..options import (
     add_player_flags,
     add_seed_flag,
     add_threads_flag,
+    add_time_flag,
     check_flag,
     engine_parser,
     margins,
@@ -43,9 +44,7 @@ def build_parser() -> EngineParser:
     parser.add_argument("--size", type=int, default=9, help="initial board size (GTP boardsize changes it)")
     parser.add_argument("--komi", type=float, default=6.5, help="initial komi (GTP komi changes it)")
     parser.add_argument("--playouts", type=int, help="playouts per move (0: time only; default 10000)")
-    parser.add_argument("--time", type=float, default=None,
-                        help="seconds per move (with --playouts, whichever ends first); GTP "
-                             "time_settings / time_left shorten it when the clock demands")
+    add_time_flag(parser, "wall", "; GTP time_settings / time_left shorten it when the clock demands")
     parser.add_argument("--k", type=float, help="pattern weight k when the ids match (1 = plain RAVE; default 1.5)")
     parser.add_argument("--l", type=float, help="pattern weight l when they differ (default 1)")
     parser.add_argument("--beta-unweighted", action="store_true", default=None, help="beta' from unweighted alpha_p")
