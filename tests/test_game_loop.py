@@ -9,9 +9,9 @@ import pytest
 
 from blokuszero.games.base import CHANCE, SIMULTANEOUS
 from blokuszero.games.registry import make_game
-from blokuszero.players import base
 from blokuszero.players.base import PlayerFailure, RandomPlayer, Resign
 from blokuszero.referee.game_loop import RefereeRefusal, play
+from blokuszero.search import time_manager
 
 GGP_RULES = Path(__file__).parent / "data" / "ggp"
 
@@ -88,7 +88,7 @@ def test_each_distinct_player_is_told_every_move_once_and_seats_are_clocked():
 
 def test_each_seat_is_charged_the_cpu_clock_it_spent_choosing_its_moves(monkeypatch):
     clock = FakeClock()
-    monkeypatch.setattr(base, "CPU_CLOCK", clock)
+    monkeypatch.setattr(time_manager, "CPU_CLOCK", clock)
     game = make_game("tictactoe")
     a, b = Spender(1, clock, 0.25, told_cost=8.0), Spender(2, clock, 0.5, told_cost=8.0)
     played = play(game, game.new_initial_state(), [a, b], np.random.default_rng(0), random_opening_moves=1)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from ggp_sheets import RULES_DIR, sheet_game
 
-from blokuszero.engines.ggp.http_player import GgpPlayerEngine, serve
+from blokuszero.engines.ggp.http_player import serve
+from blokuszero.engines.ggp.player_engine import GgpPlayerEngine
 from blokuszero.games.ggp import GgpGame
 from blokuszero.match.ggp.game_manager import post, run_matches
 from blokuszero.match.ggp.ggp_base import (

@@ -8,7 +8,7 @@ import pytest
 from ggp_sheets import RULES_DIR, sheet_game
 from test_ggp_reasoner import PICK3
 
-from blokuszero.engines.ggp.http_player import DEFAULT_SPEC, GgpPlayerEngine
+from blokuszero.engines.ggp.player_engine import DEFAULT_SPEC, GgpPlayerEngine
 from blokuszero.experiments import ggp_experience
 from blokuszero.games.ggp import GgpGame
 from blokuszero.games.ggp.boards import (

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from ggp_sheets import RULES_DIR, sheet_game, uct_first_places
 
-from blokuszero.engines.ggp import http_player
-from blokuszero.engines.ggp.http_player import GgpPlayerEngine, serve, warm_up
+from blokuszero.engines.ggp import player_engine, warm_up
+from blokuszero.engines.ggp.http_player import serve
+from blokuszero.engines.ggp.player_engine import GgpPlayerEngine
 from blokuszero.games.base import SIMULTANEOUS
 from blokuszero.match.ggp.game_manager import run_matches
 from blokuszero.players.factory import make_player
@@ -105,12 +106,12 @@ def test_player_survives_bad_requests(server):
 
 
 class StillClock:
-    """A stand-in for the engine's ``time.monotonic``: reads ``now`` until a test moves it."""
+    """A stand-in for the engine's clock: reads ``now`` until a test moves it."""
 
     def __init__(self, now: float) -> None:
         self.now = now
 
-    def monotonic(self) -> float:
+    def __call__(self) -> float:
         return self.now
 
 
@@ -119,8 +120,7 @@ def test_each_search_gets_the_time_left_on_its_play_clock_and_a_late_one_none(se
     to its deadline t + play clock - margin; when a search starts with under 0.05 s left it
     answers the legal move drawn for it without searching. Every reply is a legal move."""
     clock = StillClock(100.0)
-    monkeypatch.setattr(http_player, "time", clock)
-    url, engine = server(margin=0.5)
+    url, engine = server(margin=0.5, source=clock)
     rules = (RULES_DIR / "connectfour.kif").read_text()
     assert _post(url, format_message(Message("start", "clocked", "red", rules, 10, 2.0))) == "ready"
     player = engine.matches["clocked"].player
@@ -136,13 +136,13 @@ def test_each_search_gets_the_time_left_on_its_play_clock_and_a_late_one_none(se
     assert first.startswith("(drop") and budgets == [pytest.approx(0.8 * (2.0 - 0.5))]
     # Black's turn: red's one legal move is answered at once, without a search.
     assert _post(url, format_message(Message("play", "clocked", moves=[first, "noop"]))) == "noop"
-    search = http_player._search
+    search = player_engine.search_move
 
-    def late(player, state, role, deadline, fallback):  # the search starts 0.01 s before its deadline
+    def late(player, state, role, time_manager, deadline, fallback):  # starts 0.01 s before its deadline
         clock.now = deadline - 0.01
-        return search(player, state, role, deadline, fallback)
+        return search(player, state, role, time_manager, deadline, fallback)
 
-    monkeypatch.setattr(http_player, "_search", late)
+    monkeypatch.setattr(player_engine, "search_move", late)
     third = _post(url, format_message(Message("play", "clocked", moves=["noop", "(drop 4)"])))
     assert third.startswith("(drop") and len(budgets) == 1
     match = engine.matches["clocked"]
@@ -257,10 +257,10 @@ def test_uct_beats_random(name):
 def test_the_warm_up_plays_its_game_through_the_engine_and_fails_loudly(monkeypatch):
     # Both joint moves (a simultaneous one, then one role's) are searched: the kernels a match
     # needs are compiled before any clock runs.
-    assert warm_up({"preset": "ggp_uct", "simulations": 20}) > 0
-    monkeypatch.setattr(http_player, "WARM_UP_RULES", "(role left) (<= (legal left x) (true")
+    assert warm_up.warm_up({"preset": "ggp_uct", "simulations": 20}) > 0
+    monkeypatch.setattr(warm_up, "WARM_UP_RULES", "(role left) (<= (legal left x) (true")
     with pytest.raises(RuntimeError, match="warm-up match failed"):
-        warm_up()
+        warm_up.warm_up()
 
 
 def test_a_search_past_its_clock_does_not_make_the_later_replies_late(monkeypatch):

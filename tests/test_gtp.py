@@ -152,12 +152,15 @@ def test_command_line_help_and_bad_options():
     for args, message in [(["--checkpoint", "missing.pt"], "checkpoint missing.pt does not exist"),
                           (["--set", "simulation=5"], "unknown option(s) ['simulation']"),
                           # before: a 21-line TypeError traceback
-                          (["--set", "simulations=abc"], "blokuszero-gtp: simulations must be int, not 'abc'"),
-                          (["--simulations", "-5"], "blokuszero-gtp: simulations must be >= 0, not -5"),
-                          (["--threads", "0"], "--threads must be >= 1, not 0"),
+                          (["--set", "simulations=abc"],
+                           "blokuszero-gtp: error: --set simulations must be int, not 'abc'\n"),
+                          (["--simulations", "-5"], "blokuszero-gtp: error: --simulations must be >= 0, not -5\n"),
+                          (["--time", "0"], "blokuszero-gtp: error: --time must be > 0, not 0.0\n"),
+                          (["--threads", "0"], "blokuszero-gtp: error: --threads must be >= 1, not 0\n"),
                           (["--preset", "alphago"], "invalid choice")]:
         done = subprocess.run([*ENGINE, *args], capture_output=True, text=True, input="name\n")
         assert done.returncode != 0 and message in done.stderr and done.stdout == ""
+        assert done.stderr.count("\n") == 1, done.stderr  # one line
 
 
 def test_client_reports_an_engine_that_dies():
@@ -240,10 +243,10 @@ def test_cputime_answers_the_players_clock_exactly(monkeypatch):
     29 that let a simulation run, the one past the deadline) and ``cputime``'s own."""
     import itertools
 
-    from blokuszero.players import base
+    from blokuszero.search import time_manager
 
     ticks = itertools.count()
-    monkeypatch.setattr(base, "CPU_CLOCK", lambda: float(next(ticks)))
+    monkeypatch.setattr(time_manager, "CPU_CLOCK", lambda: float(next(ticks)))
     engine = BlokusGtpEngine({"preset": "alphazero", "simulations": 1000, "time_limit": 30}, seed=0)
     assert ask(engine, "cputime") == (True, "0.000")
     assert ask(engine, "genmove blue")[0] and engine.player.last_result.simulations == 29

@@ -1,5 +1,5 @@
 """Moves by time budget: ``time_limit`` (seconds per move) of the network and MCTS
-players, measured on the players' CPU clock (``players.base.CPU_CLOCK``: CPU seconds of the
+players, measured on the players' CPU clock (``search.time_manager.CPU_CLOCK``: CPU seconds of the
 process), in the arena's player specs and the Blokus GTP engine; the exact stop asserted on a fake
 clock, never real timings. The budget and each seat's CPU count cover the whole move: the root's
 expansion and the copy of the subtree kept from the last search included."""
@@ -16,10 +16,9 @@ from blokuszero.engines.blokus import BlokusGtpEngine
 from blokuszero.engines.blokus.cli import parse_args, player_spec
 from blokuszero.games.blokus.game import BlokusGame
 from blokuszero.games.registry import make_game
-from blokuszero.players import base
 from blokuszero.players.factory import make_player, resolve_spec
 from blokuszero.referee.game_loop import play
-from blokuszero.search import PlayoutMixing
+from blokuszero.search import PlayoutMixing, time_manager
 from blokuszero.search.compiled import TIMED_CHUNK
 from blokuszero.search.tree import Tree
 
@@ -28,13 +27,13 @@ from blokuszero.search.tree import Tree
 def ticks(monkeypatch):
     """The players' clock reads 0, 1, 2, ... (a fresh count per test)."""
     counter = itertools.count()
-    monkeypatch.setattr(base, "CPU_CLOCK", lambda: float(next(counter)))
+    monkeypatch.setattr(time_manager, "CPU_CLOCK", lambda: float(next(counter)))
     return counter
 
 
 def test_the_players_clock_is_the_process_cpu_time():
     game = BlokusGame()
-    assert base.CPU_CLOCK is time.process_time
+    assert time_manager.CPU_CLOCK is time.process_time
     for spec in ({"preset": "alphazero", "simulations": 4}, {"preset": "mcts_maxn"}):
         assert make_player(game, spec, seed=0).mcts.clock is time.process_time
 
@@ -108,7 +107,7 @@ class Clock:
 def test_the_budget_covers_the_roots_expansion(monkeypatch):
     # leaf_playouts: the network gives the root its priors before the first simulation.
     clock = Clock(1.0)
-    monkeypatch.setattr(base, "CPU_CLOCK", clock)
+    monkeypatch.setattr(time_manager, "CPU_CLOCK", clock)
     game = BlokusGame()
     player = make_player(game, {"preset": "alphazero", "leaf_playouts": True, "simulations": 0,
                                 "time_limit": 30, "compiled": False}, seed=0)
@@ -130,7 +129,7 @@ def test_the_budget_covers_the_roots_expansion(monkeypatch):
 
 def test_the_kept_subtrees_copy_is_in_the_next_moves_budget_and_its_seats_cpu(monkeypatch):
     clock = Clock(0.0)  # still, but for the copies
-    monkeypatch.setattr(base, "CPU_CLOCK", clock)
+    monkeypatch.setattr(time_manager, "CPU_CLOCK", clock)
     subtree = Tree.subtree
     copies = []
 

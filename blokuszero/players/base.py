@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import abc
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..games.base import State
-
-#: The players' CPU clock: CPU seconds of this process. A search's ``time_limit`` is measured on
-#: it (the factory gives it to every search it makes), the game loop charges each seat the
-#: readings around its moves, and the Blokus engine's ``cputime`` answers it. Read as
-#: ``base.CPU_CLOCK`` where it is used, so that a test can put a fake clock here.
-CPU_CLOCK: Callable[[], float] = time.process_time
 
 
 class Resign(Exception):

@@ -10,7 +10,6 @@ so it lives with the players, not with the experiments.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from ..games.base import Game
 from ..referee.game_loop import play
+from ..search import time_manager
 from ..search.experience import SearchExperience
 
 #: The paper's thresholds for 250 playouts (its section 5.2).
@@ -74,10 +74,10 @@ def measure_similarity(game: Game, make_search: Callable[[int], tuple[object, Se
     if games < 2:
         raise ValueError("the per-distance std needs at least 2 games")
     rng = np.random.default_rng(seed)
-    stop = None if time_limit is None else time.perf_counter() + time_limit
+    stop = None if time_limit is None else time_manager.WALL_CLOCK() + time_limit
     counts = []
     for _ in range(games):
-        if stop is not None and time.perf_counter() > stop:
+        if stop is not None and time_manager.WALL_CLOCK() > stop:
             break
         player, experience = make_search(int(rng.integers(2**31)))
         if not experience.measure:

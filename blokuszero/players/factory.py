@@ -24,6 +24,7 @@ from ..games.ggp import GgpGame
 from ..games.ggp.softmax_policy import SoftmaxPolicy
 from ..games.registry import encoder_name, make_encoder
 from ..nn.backends import BACKENDS
+from ..search import time_manager
 from ..search.alphazero import network_search
 from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
@@ -32,7 +33,7 @@ from ..search.mcts import MCTS, MCTSConfig
 from ..search.rave import RAVE
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
 from ..settings import SettingError, Settings, check_value, declared, setting
-from . import base, ggp_uct
+from . import ggp_uct
 from .base import Player, RandomPlayer
 from .daihinmin_default_client import DefaultClient
 from .daihinmin_mc import MonteCarloClient, MonteCarloPlayer
@@ -298,7 +299,7 @@ def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -
     puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
     config, rule = network_search(s.get("gumbel", False), **puct, **{
         "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=base.CPU_CLOCK),
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=time_manager.CPU_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 
@@ -361,7 +362,7 @@ def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) ->
     extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
              if s.get("n_prior", 0) > 0 else [])
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
-                           clock=base.CPU_CLOCK),
+                           clock=time_manager.CPU_CLOCK),
                       temperature_moves=s.get("temperature_moves", 0))
 
 

@@ -2,7 +2,7 @@
 
 :func:`play` asks the player to move (every player at a simultaneous-move state, each for its
 own action), draws chance outcomes, plays random opening moves, tells every player each move,
-and keeps the per-seat CPU clock (:data:`~blokuszero.players.base.CPU_CLOCK` read around each
+and keeps the per-seat CPU clock (:data:`~blokuszero.search.time_manager.CPU_CLOCK` read around each
 move a seat chooses: its whole search, the kept subtree's copy and the root's expansion
 included; an external engine's own CPU time, as it reports it, added). Hooks for what differs between callers:
 
@@ -29,8 +29,8 @@ from typing import Protocol
 import numpy as np
 
 from ..games.base import CHANCE, SIMULTANEOUS, Game, State
-from ..players import base
 from ..players.base import Player, PlayerFailure, Resign
+from ..search import time_manager
 
 ON_FAILURE = ("forfeit", "random", "raise")
 
@@ -107,7 +107,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
 
     def choose(p: int, simultaneous: bool) -> int | None:
         """Seat ``p``'s legal move, timed; None when the game ended by its resignation or fault."""
-        cpu = base.CPU_CLOCK()
+        cpu = time_manager.CPU_CLOCK()
         try:
             action = players[p].choose_action(state, p) if simultaneous else players[p].choose_action(state)
         except Resign:
@@ -119,7 +119,7 @@ def play(game: Game, state: State, players: Sequence[Player], rng: np.random.Gen
         except PlayerFailure as err:
             return fail(p, str(err), "F")
         finally:
-            out.cpu_by_seat[p] += base.CPU_CLOCK() - cpu + players[p].outside_cpu()
+            out.cpu_by_seat[p] += time_manager.CPU_CLOCK() - cpu + players[p].outside_cpu()
         out.chosen_by_seat[p] += 1
         if action not in state.legal_actions(p if simultaneous else None):
             text = state.action_to_string(action) if 0 <= action < game.num_actions else str(action)

@@ -13,7 +13,6 @@ is played, and each iteration tries the previous best move first.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from ..games.base import Game, State
 from ..settings import Settings, setting
+from . import time_manager
 
 ALGORITHMS = ("maxn", "paranoid", "brs")
 
@@ -82,7 +82,7 @@ class DepthFirstSearch:
             raise ValueError("cannot search a terminal state")
         cfg = self.config
         self.nodes = 0
-        self._deadline = None if cfg.time_limit is None else time.perf_counter() + cfg.time_limit
+        self._deadline = None if cfg.time_limit is None else time_manager.WALL_CLOCK() + cfg.time_limit
         self._root = state.current_player()
         best: DepthFirstResult | None = None
         first = None
@@ -118,7 +118,7 @@ class DepthFirstSearch:
     def _child(self, state: State, player: int | None, action: int) -> State:
         self.nodes += 1
         if (self.config.node_limit is not None and self.nodes > self.config.node_limit) or (
-                self._deadline is not None and time.perf_counter() > self._deadline):
+                self._deadline is not None and time_manager.WALL_CLOCK() > self._deadline):
             raise _OutOfBudget
         child = state.clone()
         if player is None:

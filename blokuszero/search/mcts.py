@@ -53,6 +53,7 @@ from .policies import GumbelRoot, RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3
+from .time_manager import WALL_CLOCK
 from .tree import ROOT, SEEDED_VISITS, UNKNOWN_PLAYER, Tree, backup
 
 _NO_MOVES = np.empty(0, np.int64)
@@ -199,7 +200,7 @@ class MCTS:
     def __init__(self, game: Game, config: MCTSConfig, rule: SelectionRule, evaluator: Evaluator,
                  rng: np.random.Generator | int | None = None, *, shape: TreeShape | None = None,
                  enhancements: Sequence[Enhancement] = (), sampler: Sampler | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = WALL_CLOCK) -> None:
         self.game = game
         self.clock = clock
         self.config = config

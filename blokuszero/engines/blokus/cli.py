@@ -11,10 +11,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
-from ...players.factory import PRESETS, resolve_spec
-from ...threads import set_math_threads
+from .. import options
+from ..options import (
+    EngineParser,
+    add_player_flags,
+    add_seed_flag,
+    add_threads_flag,
+    add_time_flag,
+    engine_parser,
+)
 from .gtp_engine import BlokusGtpEngine
 
 _EPILOG = """\
@@ -36,60 +41,48 @@ examples:
   blokuszero-gtp --checkpoint runs/x/checkpoints/ckpt_000070000.pt --preset alphazero
                                      the paper's protocol: the network at every leaf, 800 simulations
   blokuszero-gtp --preset mcts_brs --set time_limit=2.0 --set simulations=1000000
-time_limit (MCTS and network players): the engine's CPU seconds per move (time.process_time, as
-cputime answers); the search stops at it or at simulations (0: no cap), whichever comes first.
+time_limit (--time; MCTS and network players): the engine's CPU seconds per move (time.process_time,
+as cputime answers); the search stops at it or at simulations (0: no cap), whichever comes first.
 """
 
 
-def _option(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
-    return key, yaml.safe_load(value)
+def build_parser() -> EngineParser:
+    parser = engine_parser("blokuszero-gtp", __doc__.split("\n\n")[0].replace("``", ""), _EPILOG)
+    add_player_flags(parser, "player preset (default: network with --checkpoint, else mcts_maxn)")
+    parser.add_argument("--checkpoint", help="a training checkpoint (ckpt_*.pt): play its network "
+                                             "(the option checkpoint)")
+    parser.add_argument("--simulations", type=int,
+                        help="simulations per move (default: the preset's; network: no cap, 1 CPU-second a move)")
+    add_time_flag(parser, "CPU")
+    add_seed_flag(parser, 0, "random seed (set_random_seed changes it)")
+    add_threads_flag(parser)
+    parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")
+    return parser
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="blokuszero-gtp", description=__doc__.split("\n\n")[0].replace("``", ""),
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--preset", choices=sorted(PRESETS),
-                        help="player preset (default: network with --checkpoint, else mcts_maxn)")
-    parser.add_argument("--checkpoint", help="a training checkpoint (ckpt_*.pt): play its network")
-    parser.add_argument("--simulations", type=int,
-                        help="simulations per move (default: the preset's; network: no cap, 1 CPU-second a move)")
-    parser.add_argument("--set", type=_option, action="append", default=[], metavar="KEY=VALUE",
-                        help="any other option of the player (see blokuszero/players/factory.py), repeatable")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (set_random_seed changes it)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads (default 1: a search evaluates one position at a time)")
-    parser.add_argument("--name", default="BlokusZero", help="the name the engine reports")
-    args = parser.parse_args(argv)
-    if args.threads < 1:
-        parser.error(f"--threads must be >= 1, not {args.threads}")
-    return args
+    """The command line's options."""
+    return build_parser().parse_args(argv)
 
 
 def player_spec(args: argparse.Namespace) -> dict[str, Any]:
-    """The player spec the command-line options describe (checked: ValueError names a bad option)."""
-    spec: dict[str, Any] = {"preset": args.preset or ("network" if args.checkpoint else "mcts_maxn")}
-    if args.checkpoint:
-        spec["checkpoint"] = args.checkpoint
-    if args.simulations is not None:
-        spec["simulations"] = args.simulations
-    spec.update(dict(args.set))
-    resolve_spec(spec)
-    return spec
+    """The player spec the command-line options describe (checked: a bad option ends the
+    program in one line naming its flag)."""
+    return options.player_spec(build_parser(), args, "network" if args.checkpoint else "mcts_maxn", {
+        "checkpoint": ("--checkpoint", args.checkpoint), "simulations": ("--simulations", args.simulations),
+        "time_limit": ("--time", args.time)})
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
-    set_math_threads(args.threads)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    options.use_threads(parser, args)
+    spec = player_spec(args)
     try:
-        spec = player_spec(args)
         # The player is built now, so that a bad checkpoint stops the engine before any command.
         engine = BlokusGtpEngine(spec, args.seed, args.name)
     except (ValueError, OSError) as err:
-        sys.exit(f"blokuszero-gtp: {err}")
+        sys.exit(options.refusal("blokuszero-gtp", str(err)))
     engine.serve(sys.stdin, sys.stdout)
 
 

@@ -30,9 +30,9 @@ from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
-from ...players import base
 from ...players.factory import make_player, player_options, resolve_spec
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
+from ...search import time_manager
 
 _COLOUR_WORDS = {**{str(i + 1): i for i in range(T.NUM_COLORS)},
                  **{name.lower(): i for i, name in enumerate(T.COLOR_NAMES)}}
@@ -91,7 +91,7 @@ class BlokusGtpEngine(GtpEngine):
             "showboard": no_arguments("showboard", self._showboard),
             "loadsgf": self._loadsgf,
             "savesgf": self._savesgf,
-            "cputime": no_arguments("cputime", lambda: f"{base.CPU_CLOCK():.3f}"),
+            "cputime": no_arguments("cputime", lambda: f"{time_manager.CPU_CLOCK():.3f}"),
             "set_random_seed": self._set_random_seed,
             "get_value": no_arguments("get_value", self._get_value),
             "param": self._param,

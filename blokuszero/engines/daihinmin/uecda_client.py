@@ -2,6 +2,7 @@
 
     blokuszero-uecda -h HOST -p PORT -n NAME --player default
     blokuszero-uecda -h HOST -p PORT -n NAME --player mc:random:1000 --seed 1
+    blokuszero-uecda -h HOST -p PORT -n NAME --player mc --set time_limit=0.5 --set simulations=0
 
 Connects to an official ``tndhms`` server (or ours), plays until the server ends the match
 (end flag 2, or closes the connection between games) and exits 0; a malformed table or a
@@ -30,6 +31,19 @@ from ...protocols.uecda import (
     decode_table,
     profile_table,
     recv_exact,
+)
+from ..options import (
+    EngineParser,
+    add_address_flags,
+    add_player_flags,
+    add_seed_flag,
+    add_threads_flag,
+    add_time_flag,
+    check_port,
+    engine_parser,
+    player_spec,
+    refuse,
+    use_threads,
 )
 
 
@@ -93,24 +107,45 @@ def connect(host: str, port: int, name: str, timeout: float = 30.0) -> tuple[Con
     return conn, conn.read_int()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="blokuszero-uecda", add_help=False,
-                                     description="A UECda Daihinmin client (protocol 20070).")
-    parser.add_argument("-h", "--host", default="127.0.0.1", help="server host")
-    parser.add_argument("-p", "--port", type=int, default=DEFAULT_PORT, help="server port")
+def build_parser() -> EngineParser:
+    parser = engine_parser("blokuszero-uecda", "A UECda Daihinmin client (protocol 20070).", add_help=False)
+    add_address_flags(parser, DEFAULT_PORT, "server host", short=True)
     parser.add_argument("-n", "--name", default="blokus", help="player name (9 characters kept)")
-    parser.add_argument("--player", default="default", help=f"the player: {CLIENT_SPECS}")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the player's search")
+    parser.add_argument("--player", help=f"the player: {CLIENT_SPECS} (default: default)")
+    add_player_flags(parser, "a player preset of a client kind (daihinmin_default, daihinmin_mc); "
+                             "--player's options override it")
+    add_time_flag(parser, "wall")
+    add_seed_flag(parser, None, "seed of the player's search")
+    add_threads_flag(parser)
     parser.add_argument("--self-follow", action="store_true",
                         help="the server lets the last player answer its own play before the "
                              "field clears (FujiGokoro's server; not the official records)")
     parser.add_argument("--help", action="help", help="show this help and exit")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def client_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """The table client the command line describes; a bad option ends the program in one line naming it."""
+    shorthand = args.player if args.player is not None or args.preset is not None else "default"
     try:
-        client = make_client(DaihinminGame(Rules(self_follow=args.self_follow)),
-                             parse_client_spec(args.player), args.seed)
+        given = {} if shorthand is None else parse_client_spec(shorthand)
     except ValueError as err:
-        parser.error(str(err))
+        refuse(parser, "--player", str(err))
+    spec = player_spec(parser, args, None, {**{key: ("--player", value) for key, value in given.items()},
+                                            "time_limit": ("--time", args.time)})
+    try:
+        return make_client(DaihinminGame(Rules(self_follow=args.self_follow)), spec, args.seed)
+    except ValueError as err:  # a spec of a kind that is no table client
+        refuse(parser, "--player" if args.player is not None else "--preset", str(err))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play one match on a UECda server; the exit status (0: the match was played)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_port(parser, args)
+    use_threads(parser, args)
+    client = client_from_args(parser, args)
     try:
         conn, number = connect(args.host, args.port, args.name)
         games = play_match(conn, client)

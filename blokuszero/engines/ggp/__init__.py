@@ -1,1 +1,1 @@
-"""GDL games' engine: the GGP HTTP player (:mod:`.http_player`)."""
+"""GDL games' engine: the GGP HTTP player (:mod:`.http_player`, :mod:`.player_engine`, :mod:`.cli`)."""

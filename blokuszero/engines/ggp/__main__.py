@@ -1,5 +1,5 @@
 """``python -m blokuszero.engines.ggp``: the GGP HTTP player (as ``blokuszero-ggp-player``)."""
 
-from .http_player import main
+from .cli import main
 
 main()

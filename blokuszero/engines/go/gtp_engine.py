@@ -5,15 +5,15 @@ the game-agnostic command loop of :mod:`blokuszero.protocols.gtp`. Every failure
 ``? reason`` and leaves the game as it was. The command line is ``python -m blokuszero.engines.go`` (:mod:`.cli`).
 
 Besides the standard commands: ``final_score`` and ``final_status_list`` (dead stones judged by
-:mod:`blokuszero.games.go.scoring`), fixed and free handicap, ``loadsgf``, ``kgs-genmove_cleanup``,
-and ``time_settings`` / ``time_left``, which ``genmove`` honours by shortening that move's search.
+:mod:`blokuszero.games.go.scoring`; :mod:`.endgame`), fixed and free handicap (:mod:`.handicap`),
+``loadsgf``, ``kgs-genmove_cleanup``, and ``time_settings`` / ``time_left``, which ``genmove``
+honours by shortening that move's search (the clock: :mod:`blokuszero.search.time_manager`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,11 +21,14 @@ import numpy as np
 
 from ... import __version__
 from ...games.go import GoGame, GoState
-from ...games.go.scoring import STATUSES, final_status, format_score
+from ...games.go.scoring import final_status, format_score
 from ...games.go.sgf import read_sgf
 from ...players.base import Player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
+from ...search.time_manager import WALL_CLOCK, Margins, TimeManager
 from ...settings import check_value
+from .endgame import cleanup_move, status_list
+from .handicap import free_handicap_points, handicap_points
 
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 
@@ -36,100 +39,6 @@ def check_komi(komi: float, size: int) -> None:
         raise GtpError(f"unacceptable komi: {komi:g} (at most the board's {size * size} points either way)")
 
 
-@dataclasses.dataclass
-class Clock:
-    """GTP time settings (Canadian byo-yomi) and each player's time left: the controller's
-    latest ``time_left`` report, less the time our own moves took since (so the budget holds
-    when the controller sends no ``time_left`` at all)."""
-
-    main_time: float = 0.0
-    byo_yomi_time: float = 0.0
-    byo_yomi_stones: int = 0
-    left: dict[int, tuple[float, int]] = dataclasses.field(default_factory=dict)  # player -> (s, stones)
-
-    @property
-    def active(self) -> bool:
-        # GTP: byo-yomi time 0 with stones 0 means no time limit.
-        return not (self.byo_yomi_time > 0 and self.byo_yomi_stones == 0) and (
-            self.main_time > 0 or self.byo_yomi_time > 0)
-
-    def budget(self, player: int, empty_points: int) -> float | None:
-        """Seconds for this move, or None without a time limit. Main time is spread over the
-        moves a game still needs (about half the empty points, at least 10); in byo-yomi the
-        period is spread over its stones, with a margin for the transmission."""
-        if not self.active:
-            return None
-        seconds, stones = self.left.get(player, (self.main_time, 0))
-        if stones > 0:
-            return max(0.05, 0.8 * seconds / stones)
-        if seconds <= 0 and self.byo_yomi_stones > 0:
-            return max(0.05, 0.8 * self.byo_yomi_time / self.byo_yomi_stones)
-        share = 0.9 * seconds / max(10, empty_points // 2)
-        # Absolute time (no byo-yomi after it) must never run out: no floor but a token one.
-        return max(0.05 if self.byo_yomi_stones > 0 else 0.001, share)
-
-    def spend(self, player: int, seconds: float) -> None:
-        """Count ``seconds`` used by one move of ``player``: main time first, then byo-yomi
-        periods of ``byo_yomi_stones`` moves each, a new period after each completed one."""
-        if not self.active:
-            return
-        left, stones = self.left.get(player, (self.main_time, 0))
-        left -= seconds
-        if stones > 0:
-            stones -= 1
-            if stones == 0:
-                left, stones = self.byo_yomi_time, self.byo_yomi_stones
-        elif left <= 0 and self.byo_yomi_stones > 0:
-            left, stones = self.byo_yomi_time, self.byo_yomi_stones
-        self.left[player] = (max(left, 0.0), stones)
-
-
-def handicap_points(size: int, stones: int) -> list[int]:
-    """Actions of GTP's fixed handicap layout: star points on the 3rd line (4th from 13x13 up),
-    corners first, then the sides' middles and the centre as GTP v2 section 4.1.1 orders them.
-    GtpError where GTP allows no such layout (boards under 7x7; over 4 stones on 7x7 and even
-    boards; over 9 elsewhere)."""
-    if size < 7:
-        raise GtpError(f"invalid number of stones: no fixed handicap on a {size}x{size} board (7x7 and up)")
-    most = 4 if size == 7 or size % 2 == 0 else 9
-    if not 2 <= stones <= most:
-        raise GtpError(f"invalid number of stones: {stones} (2 to {most} on {size}x{size})")
-    lo = 2 if size < 13 else 3
-    hi, mid = size - 1 - lo, size // 2
-    # (column, row from the top): D4 Q16 D16 Q4 on 19x19, then D10 Q10, K4 K16, K10.
-    corners = [(lo, hi), (hi, lo), (lo, lo), (hi, hi)]
-    sides, centre = [(lo, mid), (hi, mid), (mid, hi), (mid, lo)], [(mid, mid)]
-    layout = {2: corners[:2], 3: corners[:3], 4: corners, 5: corners + centre, 6: corners + sides[:2],
-              7: corners + sides[:2] + centre, 8: corners + sides, 9: corners + sides + centre}[stones]
-    return [y * size + x for x, y in layout]
-
-
-def free_handicap_points(size: int, stones: int) -> list[int]:
-    """Our choice of ``stones`` free handicap stones: the fixed layout as far as it goes, then
-    each further stone on the point farthest from those placed (off the first two lines where
-    the board has room), ties to the lowest action."""
-    if not 2 <= stones < size * size:
-        raise GtpError(f"invalid number of stones: {stones} (2 to {size * size - 1} on {size}x{size})")
-    fixed = 0 if size < 7 else (4 if size == 7 or size % 2 == 0 else 9)
-    chosen = handicap_points(size, min(stones, fixed)) if fixed >= 2 else []
-    ys, xs = np.divmod(np.arange(size * size), size)
-    edge = np.minimum(np.minimum(xs, ys), np.minimum(size - 1 - xs, size - 1 - ys))
-    inner = edge >= 2 if size >= 7 else np.ones(size * size, bool)
-    free = np.ones(size * size, bool)
-    free[chosen] = False
-    while len(chosen) < stones:
-        if chosen:
-            cy, cx = np.divmod(np.array(chosen), size)
-            dist = ((ys[:, None] - cy) ** 2 + (xs[:, None] - cx) ** 2).min(axis=1).astype(float)
-        else:
-            dist = -((ys - size // 2) ** 2 + (xs - size // 2) ** 2).astype(float)  # the centre first
-        pool = free & inner if (free & inner).any() else free
-        best = int(np.argmax(np.where(pool, dist, -np.inf)))
-        chosen.append(best)
-        free[best] = False
-    return chosen
-
-
 class GoGtpEngine(GtpEngine):
     """The GTP v2 Go commands over one game and a player built for each board.
 
@@ -138,15 +47,17 @@ class GoGtpEngine(GtpEngine):
     ``genmove`` answers ``resign`` when the chosen move's win rate (its mean playout reward, in
     [0, 1]) is below ``resign_threshold`` after at least ``RESIGN_MIN_SIMULATIONS`` simulations
     (0: never resign). ``final_score`` and ``final_status_list`` judge dead stones from
-    ``score_playouts`` playouts (:mod:`blokuszero.games.go.scoring`). ``timer`` gives the seconds
-    the GTP clock counts, and the search's time limit is measured in them too (tests drive a fake one).
+    ``score_playouts`` playouts (:mod:`blokuszero.games.go.scoring`). The GTP clock is a
+    :class:`~blokuszero.search.time_manager.TimeManager` with ``margins``; ``timer`` gives the seconds it
+    counts, and the search's time limit is measured in them too (tests drive a fake one).
     """
 
     RESIGN_MIN_SIMULATIONS = 100  # fewer playouts are too noisy to give up on
 
     def __init__(self, make_player: Callable[[GoGame], Player], size: int = 9, komi: float = 6.5,
                  ko_rule: str = "simple", name: str = "BlokusZero-Go", resign_threshold: float = 0.0,
-                 score_playouts: int = 1000, timer: Callable[[], float] = time.perf_counter) -> None:
+                 score_playouts: int = 1000, timer: Callable[[], float] = WALL_CLOCK,
+                 margins: Margins | None = None) -> None:
         if not 0 <= resign_threshold < 1:
             raise ValueError(f"resign_threshold must be in [0, 1), not {resign_threshold}")
         check_value("score_playouts", score_playouts, int, low=1)
@@ -157,7 +68,8 @@ class GoGtpEngine(GtpEngine):
         self.score_playouts = score_playouts
         self.timer = timer
         self.random_seed: int | None = None  # from set_random_seed; kept for every player built
-        self.clock = Clock()
+        self.margins = margins or Margins()
+        self.clock = TimeManager(margins=self.margins, source=timer)
         super().__init__({
             "name": no_arguments("name", lambda: self.engine_name),
             "version": no_arguments("version", lambda: __version__),
@@ -290,7 +202,8 @@ class GoGtpEngine(GtpEngine):
         except ValueError as err:
             raise GtpError(f"cannot move: {err}") from None
         mcts = getattr(self.player, "mcts", None)
-        budget = self.clock.budget(player, int((state.board() == 0).sum()))
+        # A game still needs about half its empty points' moves.
+        budget = self.clock.budget(player, int((state.board() == 0).sum()) // 2)
         if mcts is not None:
             base, clock = mcts.config, mcts.clock
             if budget is not None:
@@ -329,31 +242,8 @@ class GoGtpEngine(GtpEngine):
         liberty of them (the legal one it owns most surely) so that they get captured."""
         player, action, _ = self._search(args, "kgs-genmove_cleanup COLOUR")
         if action == self.game.pass_action:
-            action = self._cleanup_move(player, action)
+            action = cleanup_move(self.state, player, action, self.score_playouts)
         return self._commit(player, action)
-
-    def _cleanup_move(self, player: int, action: int) -> int:
-        judged = final_status(self.state, self.score_playouts)
-        board = self.state.board()
-        dead = (judged.status == "dead") & (board == 2 - player)  # the opponent's dead stones
-        if not dead.any():
-            return action
-        size = self.game.size
-        near = np.zeros_like(dead)
-        near[1:] |= dead[:-1]
-        near[:-1] |= dead[1:]
-        near[:, 1:] |= dead[:, :-1]
-        near[:, :-1] |= dead[:, 1:]
-        trial = self.state.clone()
-        if trial.current_player() != player:
-            trial.give_turn(player)
-        legal = np.zeros(size * size + 1, bool)
-        legal[trial.search_actions()] = True
-        candidates = np.flatnonzero((near & (board == 0)).ravel() & legal[:-1])
-        if candidates.size == 0:
-            return action
-        mine = judged.ownership.ravel()[candidates] * (1 if player == 0 else -1)
-        return int(candidates[np.argmax(mine)])
 
     def _undo(self) -> str:
         if not self.history:
@@ -367,14 +257,7 @@ class GoGtpEngine(GtpEngine):
     def _final_status_list(self, args: list[str]) -> str:
         """The stones of one status, a group per line (as GNU Go writes them)."""
         expect_arguments(args, 1, "final_status_list STATUS")
-        wanted = args[0].lower()
-        if wanted not in STATUSES:
-            raise GtpError(f"syntax error: {args[0]!r} is not a status ({', '.join(STATUSES)})")
-        judged = final_status(self.state, self.score_playouts)
-        chosen = np.flatnonzero(judged.status.ravel() == wanted)
-        groups = judged.group.ravel()[chosen]
-        return "\n".join(" ".join(self.game.vertex(int(a)) for a in chosen[groups == g])
-                         for g in dict.fromkeys(groups.tolist()))
+        return status_list(self.state, args[0], self.score_playouts)
 
     def _handicap(self, stones: list[int]) -> str:
         """Put black handicap stones on the empty board, White to move; their vertices."""
@@ -440,7 +323,7 @@ class GoGtpEngine(GtpEngine):
         stones = int(self._number(args[2], int))
         if main < 0 or byo < 0 or stones < 0:
             raise GtpError("syntax error: time settings must not be negative")
-        self.clock = Clock(main, byo, stones)
+        self.clock = TimeManager(main, byo, stones, self.margins, self.timer)
         return ""
 
     def _time_left(self, args: list[str]) -> str:
@@ -449,5 +332,5 @@ class GoGtpEngine(GtpEngine):
         seconds, stones = self._number(args[1]), int(self._number(args[2], int))
         if seconds < 0 or stones < 0:
             raise GtpError("syntax error: time left must not be negative")
-        self.clock.left[player] = (seconds, stones)
+        self.clock.report(player, seconds, stones)
         return ""
