@@ -28,7 +28,8 @@ LOCAL_HOST = "127.0.0.1"
 
 
 class EngineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, ``PROG: error: MESSAGE`` (exit status 2)."""
+    """An argument parser whose errors are one line, ``PROG: error: MESSAGE`` (``SystemExit`` with that
+    line: exit status 1)."""
 
     def error(self, message: str) -> NoReturn:
         raise SystemExit(refusal(self.prog, message))
