@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..games.base import State
+from ..games.base import Game, State
 
 #: The players' CPU clock: CPU seconds of this process. A search's ``time_limit`` is measured on
 #: it (the factory gives it to every search it makes), the game loop charges each seat the
@@ -62,3 +62,8 @@ class RandomPlayer(Player):
     def choose_action(self, state: State, player: int | None = None) -> int:
         return int(self.rng.choice(state.legal_actions(player)))
 
+
+
+def make_random_player(game: Game, spec: object, rng: np.random.Generator) -> RandomPlayer:
+    """The ``random`` kind."""
+    return RandomPlayer(rng)

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from ...players.factory import PRESETS, resolve_spec
+from ...players.factory import PRESETS, PlayerSpec, resolve_player
 from ...threads import set_math_threads
 from .gtp_engine import BlokusGtpEngine
 
@@ -69,16 +69,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def player_spec(args: argparse.Namespace) -> dict[str, Any]:
-    """The player spec the command-line options describe (checked: ValueError names a bad option)."""
+def player_spec(args: argparse.Namespace) -> PlayerSpec:
+    """The player spec the command-line options describe, resolved (ValueError names a bad option)."""
     spec: dict[str, Any] = {"preset": args.preset or ("network" if args.checkpoint else "mcts_maxn")}
     if args.checkpoint:
         spec["checkpoint"] = args.checkpoint
     if args.simulations is not None:
         spec["simulations"] = args.simulations
     spec.update(dict(args.set))
-    resolve_spec(spec)
-    return spec
+    return resolve_player(spec)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -31,7 +31,7 @@ from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
 from ...players import base
-from ...players.factory import make_player, player_options, resolve_spec
+from ...players.factory import PlayerSpec, change_options, make_player, resolve_player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 
 _COLOUR_WORDS = {**{str(i + 1): i for i in range(T.NUM_COLORS)},
@@ -59,13 +59,14 @@ def _format_value(value: Any) -> str:
 
 
 class BlokusGtpEngine(GtpEngine):
-    """Serves the player of ``spec`` (a player spec, see :mod:`blokuszero.players.factory`)
-    over GTP. ``set_random_seed`` rebuilds it with the new seed, so that a seeded engine plays the
-    same moves every time; ``param KEY VALUE`` rebuilds it with the option changed."""
+    """Serves the player of ``spec`` (a player spec, see :mod:`blokuszero.players.factory`,
+    or one resolved already) over GTP. ``set_random_seed`` rebuilds it with the new seed, so that
+    a seeded engine plays the same moves every time; ``param KEY VALUE`` rebuilds it with the
+    option changed (its checkpoint not read again)."""
 
-    def __init__(self, spec: Mapping[str, Any], seed: int = 0, name: str = "BlokusZero") -> None:
+    def __init__(self, spec: Mapping[str, Any] | PlayerSpec, seed: int = 0, name: str = "BlokusZero") -> None:
         self.game = BlokusGame()
-        self.spec = resolve_spec(spec)  # ValueError names a bad option before any command
+        self.spec = resolve_player(spec)  # ValueError names a bad option before any command
         self.seed = seed
         self.player = make_player(self.game, self.spec, seed)
         self.state = BlokusState()
@@ -217,11 +218,11 @@ class BlokusGtpEngine(GtpEngine):
                            for name, s in zip(T.COLOR_NAMES, self.state.scores()))
         return f"\n{self.state}\npoints: {points}"
 
-    def _rebuild(self, spec: Mapping[str, Any], seed: int) -> None:
+    def _rebuild(self, spec: PlayerSpec, seed: int) -> None:
         """A new player from ``spec`` and ``seed``, told the moves of the game so far."""
         player = make_player(self.game, spec, seed)  # may raise: then nothing has changed
         self.player.close()
-        self.player, self.spec, self.seed, self.last_mover = player, dict(spec), seed, None
+        self.player, self.spec, self.seed, self.last_mover = player, spec, seed, None
         for colour, move in self.state.history():
             self.player.inform(move, colour)
 
@@ -239,7 +240,7 @@ class BlokusGtpEngine(GtpEngine):
         result = getattr(self.player, "last_result", None)
         if self.last_mover is None or result is None:
             raise GtpError("no search value: get_value follows a genmove or reg_genmove answered "
-                           f"by a search (this engine's player is {self.spec['kind']!r})")
+                           f"by a search (this engine's player is {self.spec.kind.name!r})")
         value = float(result.root_value[self.last_mover])
         if np.isnan(value):
             raise GtpError("no search value: the last search ran no simulation")
@@ -248,11 +249,12 @@ class BlokusGtpEngine(GtpEngine):
 
     def _param(self, args: list[str]) -> str:
         # Pentobi's generally useful parameters, then the player's own options (its spec).
+        options = self.spec.options
         if not args:
             listed = {"avoid_symmetric_draw": int(self.avoid_symmetric_draw), "use_book": 0}
-            if "simulations" in self.spec:
-                listed["fixed_simulations"] = self.spec["simulations"]
-            listed.update({k: v for k, v in self.spec.items() if k != "kind"})
+            if "simulations" in options:
+                listed["fixed_simulations"] = options["simulations"]
+            listed.update({k: v for k, v in options.items() if k != "kind"})
             return "\n".join(f"{key} {_format_value(value)}" for key, value in listed.items())
         key, text = expect_arguments(args, 2, "param [<key> <value>]")
         if key == "avoid_symmetric_draw":  # only two-colour variants can be drawn symmetrically
@@ -265,18 +267,17 @@ class BlokusGtpEngine(GtpEngine):
         if key == "fixed_simulations":
             key = "simulations"
         # Any option of the player's kind, also one its preset leaves unset (time_limit, mix_lambda).
-        if key == "kind" or key not in set(self.spec) | player_options(self.spec["kind"]):
-            known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in self.spec else []),
-                     *(k for k in self.spec if k != "kind")]
-            raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec['kind']} player; known: "
+        if key == "kind" or key not in set(options) | self.spec.kind.options:
+            known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in options else []),
+                     *(k for k in options if k != "kind")]
+            raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec.kind.name} player; known: "
                            f"{', '.join(known)} and the player's other options "
                            f"(blokuszero/players/factory.py)")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             raise GtpError(f"invalid value {text!r} for {key}") from None
-        spec = resolve_spec({**self.spec, key: value})  # ValueError names what is wrong
-        self._rebuild(spec, self.seed)
+        self._rebuild(change_options(self.spec, **{key: value}), self.seed)  # ValueError names what is wrong
         return ""
 
     def _param_base(self, args: list[str]) -> str:

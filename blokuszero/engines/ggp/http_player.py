@@ -43,7 +43,7 @@ from ...games.ggp import GgpGame, GgpState, load_description
 from ...games.ggp.game import build_propnet
 from ...games.ggp.reasoner import MAX_INSTANCES, Reasoner, TooLarge
 from ...players.factory import make_player, resolve_spec
-from ...players.ggp_uct import parse_experience
+from ...players.ggp.uct import parse_experience
 from ...protocols.ggp_http import Message, ProtocolError, parse_message
 from ...search.playout_policies import POLICIES
 
