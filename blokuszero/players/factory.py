@@ -238,11 +238,6 @@ def player_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     return dict(resolve_player(spec).settings)
 
 
-def player_options(kind: str) -> frozenset[str]:
-    """The options a player of ``kind`` takes (besides ``preset`` and ``kind``)."""
-    return player_kind(kind).options
-
-
 def make_player(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | None = None) -> Player:
     """A player for ``game`` from a spec (see the module docstring), resolved by
     :func:`resolve_player` unless it is a :class:`PlayerSpec` already."""

@@ -66,9 +66,9 @@ class BlokusGtpEngine(GtpEngine):
 
     def __init__(self, spec: Mapping[str, Any] | PlayerSpec, seed: int = 0, name: str = "BlokusZero") -> None:
         self.game = BlokusGame()
-        self.spec = resolve_player(spec)  # ValueError names a bad option before any command
+        self.player_spec = resolve_player(spec)  # ValueError names a bad option before any command
         self.seed = seed
-        self.player = make_player(self.game, self.spec, seed)
+        self.player = make_player(self.game, self.player_spec, seed)
         self.state = BlokusState()
         self.setup = 0  # placements of a loaded set-up position, which undo does not take back
         self.engine_name = name
@@ -98,6 +98,11 @@ class BlokusGtpEngine(GtpEngine):
             "param": self._param,
             "param_base": self._param_base,
         })
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        """The player's options: its preset's and its spec's own, resolved (read-only)."""
+        return self.player_spec.options
 
     def _set_position(self, state: BlokusState, setup: int = 0) -> None:
         """Replace the game by ``state``; the player starts over and is told every move."""
@@ -222,7 +227,7 @@ class BlokusGtpEngine(GtpEngine):
         """A new player from ``spec`` and ``seed``, told the moves of the game so far."""
         player = make_player(self.game, spec, seed)  # may raise: then nothing has changed
         self.player.close()
-        self.player, self.spec, self.seed, self.last_mover = player, spec, seed, None
+        self.player, self.player_spec, self.seed, self.last_mover = player, spec, seed, None
         for colour, move in self.state.history():
             self.player.inform(move, colour)
 
@@ -230,7 +235,7 @@ class BlokusGtpEngine(GtpEngine):
         text = expect_arguments(args, 1, "set_random_seed <n>")[0]
         if not text.isdigit():
             raise GtpError(f"invalid seed {text!r}: expected a non-negative integer")
-        self._rebuild(self.spec, int(text))
+        self._rebuild(self.player_spec, int(text))
         return ""
 
     def _get_value(self) -> str:
@@ -240,7 +245,7 @@ class BlokusGtpEngine(GtpEngine):
         result = getattr(self.player, "last_result", None)
         if self.last_mover is None or result is None:
             raise GtpError("no search value: get_value follows a genmove or reg_genmove answered "
-                           f"by a search (this engine's player is {self.spec.kind.name!r})")
+                           f"by a search (this engine's player is {self.player_spec.kind.name!r})")
         value = float(result.root_value[self.last_mover])
         if np.isnan(value):
             raise GtpError("no search value: the last search ran no simulation")
@@ -249,7 +254,7 @@ class BlokusGtpEngine(GtpEngine):
 
     def _param(self, args: list[str]) -> str:
         # Pentobi's generally useful parameters, then the player's own options (its spec).
-        options = self.spec.options
+        options = self.spec
         if not args:
             listed = {"avoid_symmetric_draw": int(self.avoid_symmetric_draw), "use_book": 0}
             if "simulations" in options:
@@ -267,17 +272,17 @@ class BlokusGtpEngine(GtpEngine):
         if key == "fixed_simulations":
             key = "simulations"
         # Any option of the player's kind, also one its preset leaves unset (time_limit, mix_lambda).
-        if key == "kind" or key not in set(options) | self.spec.kind.options:
+        if key == "kind" or key not in set(options) | self.player_spec.kind.options:
             known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in options else []),
                      *(k for k in options if k != "kind")]
-            raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec.kind.name} player; known: "
+            raise GtpError(f"unknown parameter {args[0]!r} for a {self.player_spec.kind.name} player; known: "
                            f"{', '.join(known)} and the player's other options "
                            f"(blokuszero/players/factory.py)")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             raise GtpError(f"invalid value {text!r} for {key}") from None
-        self._rebuild(change_options(self.spec, **{key: value}), self.seed)  # ValueError names what is wrong
+        self._rebuild(change_options(self.player_spec, **{key: value}), self.seed)  # ValueError names what is wrong
         return ""
 
     def _param_base(self, args: list[str]) -> str:
