@@ -2,9 +2,9 @@
 it reads), read by the factory; and :class:`PlayerSpec`, a spec resolved once.
 
 As in :mod:`blokuszero.games.registry`, an entry names its functions by import path
-(``module:name`` under ``players/``), imported on use: resolving or making a player of one kind imports no other
-kind's module, so a Blokus engine loads no GDL reasoner or Daihinmin kernel, and no torch for a
-player without a network.
+(``module:name`` under ``players/``), imported on use: resolving or making a player of one kind
+imports no other kind's module, so a Blokus engine loads no GDL reasoner or Daihinmin kernel, and
+no torch for a player without a network.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ _DEPTH_FIRST = frozenset(f.name for f in fields(DepthFirstConfig))
 RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
                 "rave_weight_initial", "rave_weight_final")
 
-#: Every kind, in the order errors list them.
+#: Every kind, by name.
 KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
     PlayerKind("random", frozenset(), "base:make_random_player"),
     # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it);
@@ -86,10 +86,11 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A player spec resolved once: its kind, its options (the preset's overridden by the spec's
-    own, as :func:`~.factory.resolve_spec` gives them), the settings the player plays with (the options, and
-    for a network player the search its checkpoint trained with where the spec names none), and
-    that checkpoint's contents, read and verified once. :func:`~.factory.make_player` takes it as it is."""
+    """A player spec resolved once (:func:`~.factory.resolve_player`): its kind, its options (the
+    preset's overridden by the spec's own, as :func:`~.factory.resolve_spec` gives them), the
+    settings the player plays with (the options, and for a network player the search its checkpoint
+    trained with where the spec names none), and that checkpoint's contents, read and verified once.
+    :func:`~.factory.make_player` takes it as it is."""
 
     kind: PlayerKind
     options: Mapping[str, Any]
