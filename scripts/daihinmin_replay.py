@@ -15,7 +15,7 @@ import sys
 
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.match.daihinmin.uecda_replay import replay_record
-from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.players.daihinmin.default_client import DefaultClient
 
 
 def main(argv: list[str] | None = None) -> int:

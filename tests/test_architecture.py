@@ -140,8 +140,6 @@ FAMILY_PARTS = ("knowledge", "players", "match", "engines")
 #: Modules not yet in their family's folder, each with the reason. The test fails once one of them
 #: conforms, so that it leaves this list.
 NOT_YET_IN_FAMILY_FOLDERS = {
-    **dict.fromkeys(("players.daihinmin_default_client", "players.daihinmin_mc", "players.daihinmin_playouts",
-                     "players.ggp_uct"), "players/factory.py imports it by this path; it moves with the factory"),
     **dict.fromkeys(("engines.board.records", "engines.board.server", "engines.board.table"),
                     "the Blokus web board is its own program (blokuszero-board), beside the Blokus engine"),
 }

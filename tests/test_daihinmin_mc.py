@@ -28,9 +28,9 @@ from blokuszero.match.daihinmin.uecda_replay import replay_record, rules_of
 from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
 from blokuszero.match.daihinmin.uecda_settings import MatchSettings
 from blokuszero.players.base import RandomPlayer
-from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.players.daihinmin_mc import MonteCarloPlayer, playout_roles
-from blokuszero.players.daihinmin_playouts import RolePlayouts, play_out
+from blokuszero.players.daihinmin.default_client import DefaultClient
+from blokuszero.players.daihinmin.monte_carlo import MonteCarloPlayer, playout_roles
+from blokuszero.players.daihinmin.playouts import RolePlayouts, play_out
 from blokuszero.players.factory import make_client, parse_client_spec
 from blokuszero.search.selection import ucb1_tuned_scores
 

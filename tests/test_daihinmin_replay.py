@@ -11,7 +11,7 @@ from blokuszero.games.daihinmin.log import read_log
 from blokuszero.match.daihinmin.uecda_replay import replay_record
 from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
 from blokuszero.match.daihinmin.uecda_settings import MatchSettings
-from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.players.daihinmin.default_client import DefaultClient
 
 DATA = Path(__file__).parent / "data"
 MATCH1 = DATA / "daihinmin_default5_match1.log"

@@ -15,7 +15,7 @@ from blokuszero.games.daihinmin.log import read_log
 from blokuszero.match.daihinmin.uecda_replay import replay_record
 from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
 from blokuszero.match.daihinmin.uecda_settings import MatchSettings
-from blokuszero.players.daihinmin_default_client import DefaultClient
+from blokuszero.players.daihinmin.default_client import DefaultClient
 from blokuszero.protocols.uecda import (
     TcpSeat,
     accept_player,

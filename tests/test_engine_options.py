@@ -38,12 +38,12 @@ def simulations(args: argparse.Namespace) -> dict:
 def test_the_spec_is_the_preset_then_the_aliases_then_set():
     p = parser()
     args = p.parse_args(["--simulations", "50", "--set", "c=0.5", "--set", "tree=paranoid"])
-    assert options.player_spec(p, args, "mcts_maxn", simulations(args)) == {
+    assert options.player_spec(p, args, "mcts_maxn", simulations(args)).given == {
         "preset": "mcts_maxn", "simulations": 50, "c": 0.5, "tree": "paranoid"}
     args = p.parse_args(["--preset", "uct", "--simulations", "50", "--set", "simulations=7"])
-    assert options.player_spec(p, args, "mcts_maxn", simulations(args)) == {"preset": "uct", "simulations": 7}
+    assert options.player_spec(p, args, "mcts_maxn", simulations(args)).given == {"preset": "uct", "simulations": 7}
     args = p.parse_args([])  # an alias not given is left out
-    assert options.player_spec(p, args, None, {"kind": ("--kind", "random"), "c": ("--c", None)}) == {
+    assert options.player_spec(p, args, None, {"kind": ("--kind", "random"), "c": ("--c", None)}).given == {
         "kind": "random"}
 
 
@@ -87,7 +87,7 @@ def test_servers_and_clients_default_to_this_machine():
 
 def test_each_engine_keeps_its_flags_as_aliases_of_the_common_form():
     args = blokus_cli.parse_args(["--simulations", "9", "--time", "0.5", "--set", "c=0.3"])
-    assert blokus_cli.player_spec(args) == {"preset": "mcts_maxn", "simulations": 9, "time_limit": 0.5, "c": 0.3}
+    assert blokus_cli.player_spec(args).given == {"preset": "mcts_maxn", "simulations": 9, "time_limit": 0.5, "c": 0.3}
     p = ggp_cli.build_parser()
     args = p.parse_args(["--simulations", "20", "--experience", "huffman2", "--set", "c=0.4"])
     assert ggp_cli.player_spec(p, args) == {

@@ -192,16 +192,19 @@ def test_ladder_reads_every_stored_match(tmp_path):
                      "simulations": 16}) == "untrained b2c32conv (seed 0), 16 sims, q_init=parent"
     assert describe({"kind": "gtp", "command": "/opt/p/build/pentobi-gtp --level 3"}) == "gtp: pentobi-gtp --level 3"
     # the search a network trained with is its default: spelt out (as the gate does) or left to
-    # the checkpoint (as the arena does), it is one player; away from it, another
+    # the checkpoint (as the arena does), it is one player; away from it, another. describe reads
+    # no file: the trained search is given (load_seats reads it, once per checkpoint)
     shipped = str(ROOT / "checkpoints" / "blokus_b2c32conv_gumbel.pt")
+    trained = trained_search(shipped)
     arena = resolve_spec({"preset": "alphazero", "checkpoint": shipped, "simulations": 800})
-    gate = resolve_spec({**arena, **trained_search(shipped)})
-    assert gate != arena and describe(gate) == describe(arena) == f"{shipped}, 800 sims"
-    assert describe({**gate, "c_base": 5.0}) == f"{shipped}, 800 sims, c_base=5.0"
+    gate = resolve_spec({**arena, **trained})
+    assert gate != arena and describe(gate, trained) == describe(arena, trained) == f"{shipped}, 800 sims"
+    assert describe({**gate, "c_base": 5.0}, trained) == f"{shipped}, 800 sims, c_base=5.0"
+    assert describe(gate) != describe(arena)  # without it, the spelt-out search is away from the preset
     # the network preset plays by time: named by its time per move, its backend aside
     network = resolve_spec({"preset": "network", "checkpoint": shipped, "time_limit": 0.1, "backend": "torch"})
-    assert describe(network) == f"{shipped}, network preset, 0.1 CPU-s a move"
-    assert describe({**network, "expand_threshold": 32}) == \
+    assert describe(network, trained) == f"{shipped}, network preset, 0.1 CPU-s a move"
+    assert describe({**network, "expand_threshold": 32}, trained) == \
         f"{shipped}, network preset, 0.1 CPU-s a move, expand_threshold=32"
     # the script prints the ladder and draws it
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), str(tmp_path), "--anchor", "random",

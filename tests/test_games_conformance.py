@@ -15,6 +15,8 @@ from blokuszero.games.abilities import (
     GAME_ABILITIES,
     STATE_ABILITIES,
     HasCompact,
+    HasDepthFirstHeuristics,
+    HasGtpDialect,
     HasMovesOutOfTurn,
     HasNumbaKernels,
     HasPassAction,
@@ -35,10 +37,12 @@ GGP_RULES = Path(__file__).parent / "data" / "ggp"
 # (make_game name, options, check_game's arguments, the abilities its games and states have).
 CASES = [
     ("blokus", {}, {"num_games": 3},
-     {HasScores, HasPlayouts, HasMovesOutOfTurn, HasCompact, HasNumbaKernels}),
+     {HasScores, HasPlayouts, HasMovesOutOfTurn, HasCompact, HasNumbaKernels, HasDepthFirstHeuristics,
+      HasGtpDialect}),
     ("tictactoe", {}, {"num_games": 50, "max_strings": 9}, set()),
     ("go9", {}, {"num_games": 3, "seed": 9},
-     {HasScores, HasPlayouts, HasSearchActions, HasPriorKnowledge, HasPatternNeighbours, HasPassAction}),
+     {HasScores, HasPlayouts, HasSearchActions, HasPriorKnowledge, HasPatternNeighbours, HasPassAction,
+      HasGtpDialect}),
     ("daihinmin", {"first_game": False}, {"num_games": 4}, {HasPlayouts}),
     ("daihinmin", {"first_game": True}, {"num_games": 4}, {HasPlayouts}),
     ("kuhn_poker", {"num_players": 3}, {"num_games": 30}, set()),
@@ -156,12 +160,29 @@ def _check_pass_action(game: Game, positions: list[State]) -> None:
     assert all(game.pass_action in s.legal_actions() for s in _turn_positions(positions))
 
 
+def _check_depth_first_heuristics(game: Game, positions: list[State]) -> None:
+    evaluate, order, max_sum = game.depth_first_heuristics()
+    for state in _turn_positions(positions):
+        values, actions = evaluate(state), state.legal_actions()
+        assert values.shape == (game.num_players,)
+        assert sorted(order(state, state.current_player(), actions)) == sorted(actions)
+        assert max_sum is None or max_sum(state, 1) >= values.sum()
+
+
+def _check_gtp_dialect(game: Game, positions: list[State]) -> None:
+    colours = [game.gtp_colour(p) for p in range(game.num_players)]
+    assert len(set(colours)) == game.num_players and all(c and " " not in c for c in colours)
+    assert all(isinstance(command, str) and command for command in game.gtp_setup())
+    assert isinstance(game.gtp_passes(), bool)
+
+
 ABILITY_CHECKS = {
     HasScores: _check_scores, HasPlayouts: _check_playouts, HasTracedPlayouts: _check_traced_playouts,
     HasMovesOutOfTurn: _check_moves_out_of_turn, HasSearchActions: _check_search_actions,
     HasCompact: _check_compact, HasNumbaKernels: _check_numba_kernels,
     HasPriorKnowledge: _check_prior_knowledge, HasPatternNeighbours: _check_pattern_neighbours,
-    HasPassAction: _check_pass_action,
+    HasPassAction: _check_pass_action, HasDepthFirstHeuristics: _check_depth_first_heuristics,
+    HasGtpDialect: _check_gtp_dialect,
 }
 
 

@@ -24,10 +24,10 @@ from blokuszero.games.ggp.boards import (
 from blokuszero.games.ggp.kif import parse_term
 from blokuszero.games.tictactoe import TicTacToeGame
 from blokuszero.match.stats import sign_test
-from blokuszero.players import ggp_uct
-from blokuszero.players.experience_switch import SimilarityReport, choose_distance, summarize
 from blokuszero.players.factory import make_player
-from blokuszero.players.ggp_uct import parse_experience, switch_distance
+from blokuszero.players.ggp import uct as ggp_uct
+from blokuszero.players.ggp.experience_switch import SimilarityReport, choose_distance, summarize
+from blokuszero.players.ggp.uct import parse_experience, switch_distance
 from blokuszero.protocols.ggp_http import Message, format_message
 from blokuszero.search.enhancements import Enhancement
 from blokuszero.search.experience import SearchExperience

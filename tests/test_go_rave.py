@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from blokuszero.games.go import GoGame
-from blokuszero.players.factory import make_player, make_rule
+from blokuszero.players.factory import make_player
+from blokuszero.players.search_players import make_rule
 from blokuszero.search import MCTS, RAVE, MCTSConfig, RolloutEvaluator, Simulation
 from blokuszero.search.rave import rave_scores
 from blokuszero.search.tree import Tree

@@ -9,8 +9,8 @@ from ggp_sheets import sheet_game
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.match.daihinmin.uecda_server import LocalSeat, serve_match
 from blokuszero.match.daihinmin.uecda_settings import MatchSettings
-from blokuszero.players.daihinmin_default_client import DefaultClient
-from blokuszero.players.daihinmin_mc import MonteCarloClient, MonteCarloPlayer
+from blokuszero.players.daihinmin.default_client import DefaultClient
+from blokuszero.players.daihinmin.monte_carlo import MonteCarloClient, MonteCarloPlayer
 from blokuszero.players.factory import make_client, make_player, parse_client_spec
 from blokuszero.players.search_players import MCTSPlayer
 

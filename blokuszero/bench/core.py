@@ -42,7 +42,8 @@ import numpy as np
 
 from ..games.blokus import BlokusGame
 from ..games.go import GoGame
-from ..players.factory import make_player, make_rule
+from ..players.factory import make_player
+from ..players.search_players import make_rule
 from ..search import MCTS, PUCT, UCB1, MCTSConfig, ProgressiveHistory, UniformEvaluator
 from ..search.evaluators import Evaluation, Evaluator
 from .harness import ROOT, cpu_rate, finish, load, parser, positions_after, run_in_checkout

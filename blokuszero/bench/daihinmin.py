@@ -39,8 +39,8 @@ from ..games.testing import random_positions
 from ..knowledge.daihinmin.opponent_model import IMPROVED, OpponentModel
 from ..match.daihinmin.uecda_server import LocalSeat, serve_match
 from ..match.daihinmin.uecda_settings import MatchSettings
-from ..players.daihinmin_default_client import DefaultClient
-from ..players.daihinmin_mc import MonteCarloPlayer
+from ..players.daihinmin.default_client import DefaultClient
+from ..players.daihinmin.monte_carlo import MonteCarloPlayer
 from .harness import data_path, finish, load, parser, timed_rate
 
 

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import yaml
 
-from ..players.factory import PRESETS, resolve_spec
+from ..players.factory import PRESETS, PlayerSpec, resolve_player
 from ..search.time_manager import Margins
 from ..settings import SettingError, check_value
 from ..threads import set_math_threads
@@ -133,8 +133,8 @@ def _pair(parser: argparse.ArgumentParser, text: str) -> tuple[str, Any]:
 
 
 def player_spec(parser: argparse.ArgumentParser, args: argparse.Namespace, preset: str | None,
-                aliases: Mapping[str, tuple[str, Any]] = {}) -> dict[str, Any]:
-    """The player spec of the command line, checked: ``--preset`` (else ``preset``), then the
+                aliases: Mapping[str, tuple[str, Any]] = {}) -> PlayerSpec:
+    """The player spec of the command line, resolved once: ``--preset`` (else ``preset``), then the
     engine's alias flags (``aliases``: option -> (the flag that gave it, its value); None values
     are left out), then the ``--set`` pairs. A bad option ends the program in one line naming
     the flag it came from (and the option, where the flag gives several or it is the preset's)."""
@@ -147,11 +147,10 @@ def player_spec(parser: argparse.ArgumentParser, args: argparse.Namespace, prese
         key, value = _pair(parser, text)
         spec[key], origin[key] = value, f"--set {key}"
     try:
-        resolve_spec(spec)
+        return resolve_player(spec)
     except SettingError as err:
         flag = origin.get(err.name, "--preset")
         shared = list(origin.values()).count(flag) > 1  # a flag of several options names the one
         refuse(parser, f"{flag}: {err.name}" if shared or flag == "--preset" else flag, err.problem)
-    except ValueError as err:  # an unknown option or a spec of no kind: the spec as a whole
+    except (ValueError, OSError) as err:  # an unknown option, a spec of no kind, an unreadable checkpoint
         refuse(parser, "--set" if args.set else next(iter(origin.values()), "--preset"), str(err))
-    return spec

@@ -32,7 +32,7 @@ import numpy as np
 from ..games.ggp import GgpGame
 from ..match.stats import score_rate, sign_test
 from ..players.factory import make_player, resolve_spec
-from ..players.ggp_uct import parse_experience, switch_distance
+from ..players.ggp.uct import parse_experience, switch_distance
 from ..referee.game_loop import play
 
 # The rule sheets the project keeps (copies of ../shared/data/ggp).

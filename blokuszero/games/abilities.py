@@ -9,6 +9,7 @@ methods, and a caller asks with :func:`implements` (``isinstance`` answered once
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -101,9 +102,35 @@ class HasPassAction(Protocol):
     pass_action: int
 
 
+@runtime_checkable
+class HasDepthFirstHeuristics(Protocol):
+    """A game's own heuristics for the depth-first searches (Blokus: squares placed, larger pieces
+    first), in place of the returns at the end of the game."""
+
+    def depth_first_heuristics(self) -> tuple[Callable, Callable, Callable | None]:
+        """(evaluation: state -> one value per player, move ordering: (state, player, actions) ->
+        actions, the bound on the values' sum at a depth or None)."""
+
+
+@runtime_checkable
+class HasGtpDialect(Protocol):
+    """How GTP engines play the game (Go: GTP v2; Blokus: Pentobi's dialect), for a player that
+    drives an external engine."""
+
+    def gtp_passes(self) -> bool:
+        """Whether an engine may answer ``genmove`` with ``pass`` or ``resign`` (Go). Where not
+        (Blokus), only a colour that can move is asked, and none resigns."""
+
+    def gtp_colour(self, player: int) -> str:
+        """``player``'s colour as the engine names it (``B``/``W``; ``1``-``4``)."""
+
+    def gtp_setup(self) -> list[str]:
+        """The commands that set a new game up before ``clear_board`` (Go: board size, komi)."""
+
+
 STATE_ABILITIES = (HasScores, HasPlayouts, HasTracedPlayouts, HasMovesOutOfTurn, HasSearchActions,
                    HasCompact, HasNumbaKernels, HasPriorKnowledge)
-GAME_ABILITIES = (HasPatternNeighbours, HasPassAction)
+GAME_ABILITIES = (HasPatternNeighbours, HasPassAction, HasDepthFirstHeuristics, HasGtpDialect)
 
 
 def implements(obj: object, ability: type) -> bool:

@@ -41,8 +41,8 @@ class Match:
         check_value("random_opening_moves", self.random_opening_moves, int, low=0)
         check_value("seating", self.seating, str, choices=SEATINGS)
         game = self.make_game()
-        if self.referee is not None and game.name != "go":
-            raise ValueError(f"a referee scores Go games, not {self.game}")
+        if self.referee is not None:
+            GtpReferee.check_game(game)
         if len(self.seats) != game.num_players:
             raise ValueError(f"{self.game} has {game.num_players} seats, but {len(self.seats)} "
                              f"were given: {list(self.seats)}")

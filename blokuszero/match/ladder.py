@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..games.registry import make_game
-from ..players.factory import PRESETS, player_settings, resolve_spec
+from ..players.factory import PRESETS, played_search, resolve_spec, trained_search
 from .runner import load_records
 from .stats import seat_win_rates
 
@@ -165,8 +165,10 @@ def checkpoint_run(path: str | Path) -> str:
     return run.parent.name if run.name in ("eval", "curve") else run.name
 
 
-def describe(spec: Mapping[str, Any]) -> str:
-    """A short, readable name of a resolved player spec (what the ladder prints)."""
+def describe(spec: Mapping[str, Any], trained: Mapping[str, Any] | None = None) -> str:
+    """A short, readable name of a resolved player spec (what the ladder prints); it reads no
+    file. ``trained``: a network player's checkpoint's trained search settings
+    (:func:`~blokuszero.players.factory.trained_search`), its defaults, which the name leaves out."""
     spec = dict(spec)
     kind, sims = spec.get("kind"), spec.get("simulations")
     if kind == "alphazero":
@@ -180,10 +182,8 @@ def describe(spec: Mapping[str, Any]) -> str:
         # preset's where it searches over playouts, and the search its run trained with) change
         # the player; where and how the network runs does not.
         preset = "network" if spec.get("leaf_playouts") else "alphazero"
-        # A stored match may name a checkpoint that is gone: its defaults are then the preset's.
-        checkpoint = spec.get("checkpoint")
-        default = player_settings({"preset": preset,
-                                   "checkpoint": checkpoint if checkpoint and Path(checkpoint).is_file() else None})
+        base = resolve_spec({"preset": preset})
+        default = {**base, **played_search(trained or {}, base)}
         budget = f"{sims} sims" if sims else f"{spec.get('time_limit'):g} CPU-s a move"
         ignored = {"checkpoint", "model", "init_seed", "simulations", "device", "cache_size", "backend",
                    *(("time_limit",) if not sims else ())}
@@ -202,6 +202,17 @@ def describe(spec: Mapping[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
+def _trained(spec: Mapping[str, Any], known: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The trained search of a network player's checkpoint, read once into ``known``; empty for
+    other players and for a checkpoint that is gone (a stored match may name one)."""
+    checkpoint = spec.get("checkpoint") if spec.get("kind") == "alphazero" else None
+    if not checkpoint or not Path(checkpoint).is_file():
+        return {}
+    if checkpoint not in known:
+        known[checkpoint] = trained_search(checkpoint)
+    return known[checkpoint]
+
+
 def load_seats(root: str | Path) -> list[list[tuple[str, float, bool]]]:
     """Every stored game under ``root`` (each directory with ``match.json`` and ``games.jsonl``,
     as the arena and evaluations write them), one (player, score, won) per seat: players named by
@@ -209,13 +220,14 @@ def load_seats(root: str | Path) -> list[list[tuple[str, float, bool]]]:
     digits); a seat won when its return is above the middle of the game's utility range, as in
     the match summaries."""
     games = []
+    known: dict[str, dict[str, Any]] = {}  # checkpoint -> its trained search, each read once
     for match_file in sorted(Path(root).rglob("match.json")):
         games_file = match_file.with_name("games.jsonl")
         if not games_file.exists():
             continue
         stored = json.loads(match_file.read_text())
         networks = stored.get("networks", {})  # by digest: one file may have held several networks
-        names = {name: describe(spec) + (f" [{networks[name][:8]}]" if name in networks else "")
+        names = {name: describe(spec, _trained(spec, known)) + (f" [{networks[name][:8]}]" if name in networks else "")
                  for name, spec in stored["players"].items()}
         game = make_game(stored["game"], **stored.get("game_options", {}))
         middle = (game.min_utility + game.max_utility) / 2

@@ -22,6 +22,7 @@ from ..files import write_atomic
 from ..provenance import source
 
 if TYPE_CHECKING:
+    from ..games.encoding import Encoder
     from .model import ModelConfig
 
 _NAME = re.compile(r"ckpt_(\d{9})\.pt")
@@ -92,17 +93,25 @@ def stored_shape(stored: Mapping[str, Any]) -> ModelConfig:
 
 
 def load_network(path: str | Path):
-    """The trained network of a training checkpoint, in eval mode, and its step.
+    """The trained network of a training checkpoint, in eval mode, and its step (see
+    :func:`network_from`)."""
+    return network_from(load_checkpoint(path))
+
+
+def network_from(state: Mapping[str, Any], encoder: Encoder | None = None):
+    """The trained network of a checkpoint's contents (:func:`load_checkpoint`'s), in eval mode,
+    and its step. ``encoder``: the game's encoder, where the caller has made it (else the network
+    makes its own from the game's name).
 
     The network is built from the shape stored with it, so a checkpoint still loads after the
     named size it was trained as has changed.
     """
     from .model import PolicyValueNet, build_model
 
-    state = load_checkpoint(path)
     stored = state.get("model_config")
     # Checkpoints written before the shape was stored with them hold Blokus networks, the only game then.
-    model = PolicyValueNet(stored_shape(stored)) if stored else build_model(state["model_name"], "blokus")
+    model = (PolicyValueNet(stored_shape(stored), encoder) if stored
+             else build_model(state["model_name"], "blokus", encoder=encoder))
     model.load_state_dict(state["learner"]["model"])
     return model.eval(), int(state["learner"]["step"])
 

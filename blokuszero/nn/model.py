@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..games.encoding import PolicyMap
+from ..games.encoding import Encoder, PolicyMap
 from ..games.registry import make_encoder
 
 POLICY_HEADS = ("fc", "conv")
@@ -143,14 +143,15 @@ class ConvPolicyHead(nn.Module):
 class PolicyValueNet(nn.Module):
     """The BlokusZero ResNet; ``forward(planes)`` gives (policy logits, values).
 
-    ``config.game``'s encoder gives the conv policy head its map (see :class:`ConvPolicyHead`).
+    ``config.game``'s encoder (``encoder``, where the caller has made it) gives the conv policy
+    head its map (see :class:`ConvPolicyHead`).
 
     Initialisation as in the paper: xavier for the last layer of each head (policy FC, value
     FC 4: the paper's layers 23 and 24; the conv head's 1x1 convolution in place of the policy
     FC), msra (He) for every other weight; biases zero.
     """
 
-    def __init__(self, config: ModelConfig) -> None:
+    def __init__(self, config: ModelConfig, encoder: Encoder | None = None) -> None:
         super().__init__()
         self.config = config
         c = config
@@ -162,7 +163,7 @@ class PolicyValueNet(nn.Module):
                                              nn.BatchNorm2d(c.policy_filters), nn.ReLU())
             self.policy_fc = nn.Linear(c.policy_filters * squares, c.num_actions)
         else:
-            policy_map = make_encoder(c.game).policy_map()
+            policy_map = (encoder or make_encoder(c.game)).policy_map()
             if len(policy_map.index) != c.num_actions:
                 raise ValueError(f"{c.game}'s policy map has {len(policy_map.index)} actions, "
                                  f"the network {c.num_actions}")
@@ -248,7 +249,8 @@ def model_config(name: str, game: str, **overrides) -> ModelConfig:
     return dataclasses.replace(MODEL_SIZES[name], game=game, **{**sizes, **overrides})
 
 
-def build_model(name: str, game: str, **overrides) -> PolicyValueNet:
+def build_model(name: str, game: str, encoder: Encoder | None = None, **overrides) -> PolicyValueNet:
     """A freshly initialised network of the named size for ``game`` (a registry name), with
-    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", "blokus", policy_head="conv")``)."""
-    return PolicyValueNet(model_config(name, game, **overrides))
+    ``ModelConfig`` fields overridden (e.g. ``build_model("b2c32", "blokus", policy_head="conv")``);
+    ``encoder``: the game's, where the caller has made it."""
+    return PolicyValueNet(model_config(name, game, **overrides), encoder)

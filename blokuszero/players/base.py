@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..games.base import State
+from ..games.base import Game, State
 
 
 class Resign(Exception):
@@ -55,3 +55,8 @@ class RandomPlayer(Player):
     def choose_action(self, state: State, player: int | None = None) -> int:
         return int(self.rng.choice(state.legal_actions(player)))
 
+
+
+def make_random_player(game: Game, spec: object, rng: np.random.Generator) -> RandomPlayer:
+    """The ``random`` kind."""
+    return RandomPlayer(rng)

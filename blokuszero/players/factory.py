@@ -1,11 +1,12 @@
 """Players from plain settings (config files, command lines) and the named presets.
 
-A player spec is a mapping with ``preset`` (a name from :data:`PRESETS`) and/or ``kind``
-(``random``, ``mcts``, ``depth_first``, ``alphazero``, ``gtp``, ``ggp_uct``, ``daihinmin_mc``,
-``daihinmin_default``) plus options that override the preset's. Unknown options are an error
-that names them. :func:`make_player` makes a player of a spec; :func:`make_client` makes a
-UECda table client (Daihinmin's kinds) of the same specs, and :func:`parse_client_spec` reads
-the command lines' shorthand for them (``mc:random:100``).
+A player spec is a mapping with ``preset`` (a name from :data:`PRESETS`) and/or ``kind`` (a name
+in :data:`~.registry.KINDS`: ``random``, ``mcts``, ``depth_first``, ``alphazero``, ``gtp``,
+``ggp_uct``, ``daihinmin_mc``, ``daihinmin_default``) plus options that override the preset's.
+Unknown options are an error that names them. :func:`resolve_player` resolves a spec once into a
+frozen :class:`PlayerSpec` (a network player's checkpoint read and verified then, once), which
+:func:`make_player` makes a player of and :func:`make_client` a UECda table client (Daihinmin's
+kinds); :func:`parse_client_spec` reads the command lines' shorthand for those (``mc:random:100``).
 """
 
 from __future__ import annotations
@@ -13,33 +14,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ..games.abilities import HasPassAction, HasPatternNeighbours, implements
-from ..games.base import Game, State
-from ..games.daihinmin import DaihinminGame
-from ..games.ggp import GgpGame
-from ..games.ggp.softmax_policy import SoftmaxPolicy
-from ..games.registry import encoder_name, make_encoder
+from ..games.base import Game
 from ..nn.backends import BACKENDS
-from ..search import time_manager
-from ..search.alphazero import network_search
-from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
-from ..search.enhancements import PriorKnowledge
-from ..search.evaluators import PlayoutMixing, PlayoutPriors, RolloutEvaluator
-from ..search.mcts import MCTS, MCTSConfig
-from ..search.rave import RAVE
-from ..search.selection import PUCT, UCB1, ProgressiveHistory, PUCTSettings, UCB1Tuned
-from ..settings import SettingError, Settings, check_value, declared, setting
-from . import ggp_uct
-from .base import Player, RandomPlayer
-from .daihinmin_default_client import DefaultClient
-from .daihinmin_mc import MonteCarloClient, MonteCarloPlayer
-from .daihinmin_playouts import POLICIES as DAIHINMIN_PLAYOUTS
-from .gtp_player import GtpPlayer
-from .search_players import DepthFirstPlayer, MCTSPlayer
+from ..search.depth_first import DepthFirstConfig
+from ..search.mcts import MCTSConfig
+from ..search.selection import PUCTSettings
+from ..settings import Settings, check_value, declared, setting
+from .base import Player
+from .registry import KINDS, PlayerKind, PlayerSpec, load, player_kind
+from .search_players import SELECTION_RULES
 
 #: MCTS-MaxN as SPEC §2 describes the paper's baseline.
 MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history", "c": 0.2, "w": 5.0,
@@ -87,58 +75,13 @@ PRESETS: dict[str, dict[str, Any]] = {
     "ggp_uct": {"kind": "ggp_uct", "c": 0.7, "playout": "uniform"},
 }
 
-_MCTS_FIELDS = {f.name for f in fields(MCTSConfig)}
-_RAVE_OPTIONS = ("form", "c", "c_rave", "k_rave", "k", "l", "beta_unweighted", "first_play_urgency",
-                 "rave_weight_initial", "rave_weight_final")
-_DEPTH_FIRST_FIELDS = {f.name for f in fields(DepthFirstConfig)}
-# Options besides the search configs': selection rule and its parameters, playouts, move choice.
-_OPTIONS = {
-    "random": set(),
-    # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it);
-    # prior: the game's scheme of it; prior_rave: it also seeds the AMAF statistics.
-    "mcts": _MCTS_FIELDS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout",
-                            "epsilon", "temperature_moves", "n_prior", "prior", "prior_rave",
-                            *_RAVE_OPTIONS},
-    "depth_first": _DEPTH_FIRST_FIELDS,
-    # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
-    # from torch seed `init_seed`, as a run with that seed starts).
-    # mix_lambda, mix_playouts: AlphaGo's leaf mixing at play time (search.evaluators.PlayoutMixing):
-    # each leaf's network value mixed with the result of mix_playouts random playouts, weight
-    # mix_lambda (0, when not given: the network's value alone, no playouts run); mix_playout,
-    # mix_epsilon: those playouts' policy, as the mcts kind's playout and epsilon (default
-    # uniform, no knowledge; a game's own policy, such as Blokus's largest_piece, is hand-made).
-    # leaf_playouts: AlphaGo's expansion threshold instead (search.evaluators.PlayoutPriors):
-    # every leaf valued by one playout (mix_playout, mix_epsilon) and the network asked only for
-    # the priors of a node the search expands, after expand_threshold visits.
-    "alphazero": _MCTS_FIELDS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init",
-                                 "q_init", "device", "temperature_moves", "cache_size",
-                                 "mix_lambda", "mix_playouts", "mix_playout", "mix_epsilon",
-                                 "leaf_playouts", "backend"},
-    # command: the command line of an external Blokus or Go GTP engine (e.g. "pentobi-gtp --quiet",
-    # "gnugo --mode gtp").
-    "gtp": {"command"},
-    # GDL games' UCT (players.ggp_uct): playout uniform, mast (tau), nst (epsilon) or softmax
-    # (policy_file, or a policy object), the search experience and its switching rule.
-    "ggp_uct": set(ggp_uct.OPTIONS),
-    # Daihinmin's flat Monte Carlo (fumiya's): the budget as the other searches name it (each
-    # simulation one playout; time_limit in wall seconds), the opponents' playout policy and the
-    # searcher's own (self_playout), UCB1-tuned's c. A table client (make_client) or a player.
-    "daihinmin_mc": {"simulations", "time_limit", "playout", "self_playout", "c"},
-    # The UECda standard client: a table client only (make_client).
-    "daihinmin_default": set(),
-}
-#: The kinds that make UECda table clients (:func:`make_client`).
-CLIENT_KINDS = ("daihinmin_default", "daihinmin_mc")
-SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "ucb1_tuned": (UCB1Tuned, ("c",)),
-                   "progressive_history": (ProgressiveHistory, ("c", "w")),
-                   "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, _RAVE_OPTIONS)}
-
 @dataclass(frozen=True)
 class PlayerOptions(Settings):
     """The type and range of each player option besides the search settings (which
     :class:`MCTSConfig`, :class:`PUCTSettings` and :class:`DepthFirstConfig` declare): a schema
     for :func:`resolve_spec`, never made; where an option is not given, the part it configures
-    keeps its own default."""
+    keeps its own default. A family's options whose values its own modules know (GGP's
+    ``policy``, Daihinmin's playout policies) are checked by its kind's ``check``."""
 
     selection: str = setting(choices=SELECTION_RULES)
     c: float = setting(low=0)
@@ -173,15 +116,16 @@ class PlayerOptions(Settings):
     backend: str = setting(choices=BACKENDS)
     tau: float = setting(above=0)
     policy_file: str | None = setting()
-    policy: SoftmaxPolicy | None = setting()
+    policy: Any = setting()
     experience: dict | str | None = setting()
     switch_time_limit: float | None = setting(low=0)
-    self_playout: str = setting(choices=DAIHINMIN_PLAYOUTS)
+    self_playout: str = setting()
 
 
 # Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
 # a program before it starts.
 _DECLARED = declared(MCTSConfig, PUCTSettings, DepthFirstConfig, PlayerOptions)
+_MCTS_FIELDS = frozenset(f.name for f in fields(MCTSConfig))
 
 #: The search settings of a training run (its ``search`` group) that a network player takes
 #: from its checkpoint: how the network searched while it learnt. Self-play's exploration
@@ -189,205 +133,135 @@ _DECLARED = declared(MCTSConfig, PUCTSettings, DepthFirstConfig, PlayerOptions)
 TRAINED_SEARCH = ("gumbel", "c_base", "c_init", "q_init", "gumbel_considered", "c_visit", "c_scale")
 
 
-def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
-    """A selection rule by name, with the options it takes from ``options``; RAVE also takes
-    ``game``'s pattern neighbours and pass action where the game has them."""
-    if name not in SELECTION_RULES:
-        raise ValueError(f"unknown selection rule {name!r}; known: {sorted(SELECTION_RULES)}")
-    cls, params = SELECTION_RULES[name]
-    kwargs = {k: options[k] for k in params if k in options}
-    if cls is RAVE and game is not None:
-        if implements(game, HasPatternNeighbours):
-            kwargs["neighbours"] = game.pattern_neighbours()
-        kwargs["skip_action"] = game.pass_action if isinstance(game, HasPassAction) else -1
-    return cls(**kwargs)
+def _layers(spec: Mapping[str, Any]) -> tuple[PlayerKind, dict[str, Any], dict[str, Any]]:
+    """(kind, the preset's options, the spec's own), each option's type and range checked."""
+    own = dict(spec)
+    preset = own.pop("preset", None)
+    if preset is not None and preset not in PRESETS:
+        raise ValueError(f"unknown player preset {preset!r}; known: {sorted(PRESETS)}")
+    below = dict(PRESETS.get(preset, {}))
+    merged = {**below, **own}
+    kind = player_kind(merged.pop("kind", None))
+    below.pop("kind", None)
+    own.pop("kind", None)
+    _check_values(kind, merged)
+    return kind, below, own
 
 
-def player_options(kind: str) -> frozenset[str]:
-    """The options a player of ``kind`` takes (besides ``preset`` and ``kind``)."""
-    return frozenset(_OPTIONS[kind])
+def _check_values(kind: PlayerKind, options: Mapping[str, Any]) -> None:
+    unknown = set(options) - kind.options
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for a {kind.name} player; "
+                         f"known: {sorted(kind.options)}")
+    for key, value in options.items():
+        annotation, bounds = _DECLARED[key]
+        check_value(key, value, annotation, **bounds)
+
+
+def _check_together(kind: PlayerKind, options: Mapping[str, Any]) -> None:
+    """The search configs and the kind's own check: how the options go together (e.g.
+    simulations or a time limit)."""
+    if kind.budget:
+        MCTSConfig(**{k: v for k, v in options.items() if k in _MCTS_FIELDS})
+    if kind.check is not None:
+        load(kind.check)(options)
 
 
 def resolve_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The preset's settings overridden by ``spec``'s, checked: ValueError names an unknown
-    option or one of the wrong type or out of range."""
-    spec = dict(spec)
-    preset = spec.pop("preset", None)
-    if preset is not None and preset not in PRESETS:
-        raise ValueError(f"unknown player preset {preset!r}; known: {sorted(PRESETS)}")
-    merged = {**PRESETS.get(preset, {}), **spec}
-    kind = merged.pop("kind", None)
-    if kind not in _OPTIONS:
-        raise ValueError(f"player needs a preset or a kind in {sorted(_OPTIONS)}, got {kind!r}")
-    unknown = set(merged) - _OPTIONS[kind]
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for a {kind} player; "
-                         f"known: {sorted(_OPTIONS[kind])}")
-    for key, value in merged.items():
-        annotation, bounds = _DECLARED[key]
-        check_value(key, value, annotation, **bounds)
-    # The search configs check how their settings go together (e.g. simulations or a time limit).
-    if kind in ("mcts", "alphazero", "ggp_uct", "daihinmin_mc"):
-        MCTSConfig(**{k: v for k, v in merged.items() if k in _MCTS_FIELDS})
-    if kind == "ggp_uct":
-        ggp_uct.check_options(merged)
-    elif kind == "daihinmin_mc" and merged.get("playout", "random") not in DAIHINMIN_PLAYOUTS:
-        raise SettingError("playout", f"must be one of {list(DAIHINMIN_PLAYOUTS)}, "
-                           f"not {merged['playout']!r}")
-    elif kind == "alphazero" and merged.get("leaf_playouts") and (
-            merged.get("mix_lambda", 0.0) > 0 or "mix_playouts" in merged):
-        raise SettingError("leaf_playouts", "values each leaf by one playout alone: it takes "
-                           "no mix_lambda or mix_playouts")
-    elif kind == "depth_first":
-        DepthFirstConfig(**{k: v for k, v in merged.items() if k in _DEPTH_FIRST_FIELDS})
-    return {"kind": kind, **merged}
+    option or one of the wrong type or out of range. Reads no checkpoint (see
+    :func:`resolve_player`)."""
+    kind, below, own = _layers(spec)
+    options = {**below, **own}
+    _check_together(kind, options)
+    return {"kind": kind.name, **options}
 
 
-def _blokus_heuristics():
-    from ..games.blokus import tables as T
-
-    def evaluate(state: State) -> np.ndarray:
-        return state.squares_placed().astype(np.float64)
-
-    def order(state: State, player: int, actions: np.ndarray) -> np.ndarray:
-        # Larger pieces first (SPEC §2), stable so the rest keeps its order.
-        return actions[np.argsort(-T.PLACEMENT_SIZE[actions], kind="stable")]
-
-    def max_sum(state: State, depth: int) -> float:
-        return float(state.squares_placed().sum() + T.MAX_PIECE_SIZE * depth)
-
-    return evaluate, order, max_sum
-
-
-def depth_first_heuristics(game: Game):
-    """(evaluation, move ordering, sum bound or None) for the depth-first searches.
-
-    Blokus: squares placed per colour, larger pieces first (SPEC §2). Other games: the
-    returns at the end of the game and 0 before it, in the given order.
-    """
-    if game.name == "blokus":
-        return _blokus_heuristics()
-    return (lambda state: np.asarray(state.returns(), dtype=np.float64)), keep_order, None
-
-
-def _alphazero_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -> Player:
-    # torch is imported here, not at module level: only network players need it, and arena
-    # workers set their thread count before it is imported.
-    import torch
-
-    from ..nn.checkpoint import load_network
-    from ..nn.evaluator import NetworkEvaluator
-    from ..nn.model import build_model
-
-    encoder = make_encoder(game)  # ValueError for a game without one
-    if s.get("checkpoint"):
-        model, _ = load_network(s["checkpoint"])
-    else:
-        torch.manual_seed(s.get("init_seed", 0))
-        model = build_model(s.get("model", "b2c32conv"), encoder_name(game))
-    # The evaluator checks that the network was built for this game's encoding.
-    evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
-                                 cache_size=s.get("cache_size", 0), backend=s.get("backend", "auto"))
-    search_rng = rng.spawn(1)[0]
-    if s.get("leaf_playouts", False):  # the playouts draw from the search's generator
-        evaluator = PlayoutPriors(evaluator, search_rng, s.get("mix_playout", "uniform"),
-                                  s.get("mix_epsilon", 0.0))
-    elif s.get("mix_lambda", 0.0) > 0:
-        evaluator = PlayoutMixing(evaluator, s["mix_lambda"], s.get("mix_playouts", 1),
-                                  (game.min_utility, game.max_utility), search_rng,
-                                  s.get("mix_playout", "uniform"), s.get("mix_epsilon", 0.0))
-    puct = {k: s[k] for k in ("c_base", "c_init", "q_init") if k in s}
-    config, rule = network_search(s.get("gumbel", False), **puct, **{
-        "expand_threshold": 0, "gumbel_scale": 0.0, **{k: v for k, v in s.items() if k in _MCTS_FIELDS}})
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, search_rng, clock=time_manager.CPU_CLOCK),
-                      temperature_moves=s.get("temperature_moves", 0))
+def _trained(checkpoint: Mapping[str, Any]) -> dict[str, Any]:
+    stored = checkpoint.get("config")
+    search = json.loads(stored).get("search", {}) if stored else {}
+    return {k: search[k] for k in TRAINED_SEARCH if k in search}
 
 
 def trained_search(checkpoint: str) -> dict[str, Any]:
     """The :data:`TRAINED_SEARCH` settings of the run that wrote ``checkpoint`` (its stored
     config's ``search`` group); empty for a checkpoint that stores no config."""
-    import json
-
     from ..nn.checkpoint import load_checkpoint
 
-    stored = load_checkpoint(checkpoint).get("config")
-    search = json.loads(stored).get("search", {}) if stored else {}
-    return {k: search[k] for k in TRAINED_SEARCH if k in search}
+    return _trained(load_checkpoint(checkpoint))
+
+
+def played_search(trained: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Of a checkpoint's trained search settings, those a network player of ``options`` takes
+    where its spec names none: all but Gumbel's rule under AlphaGo's expansion threshold
+    (``leaf_playouts``), which selects by PUCT."""
+    return {k: v for k, v in trained.items() if not (k == "gumbel" and options.get("leaf_playouts"))}
+
+
+def resolve_player(spec: Mapping[str, Any] | PlayerSpec,
+                   checkpoint: Mapping[str, Any] | None = None) -> PlayerSpec:
+    """``spec`` resolved once (a :class:`PlayerSpec` is returned as it is): options checked as
+    :func:`resolve_spec` checks them, then a network player's checkpoint read and verified (or
+    ``checkpoint``, its contents already read), whose trained search settings
+    (:data:`TRAINED_SEARCH`) the player plays with where the spec names none: preset <
+    checkpoint < the spec's own. ValueError names what is wrong."""
+    if isinstance(spec, PlayerSpec):
+        return spec
+    kind, below, own = _layers(spec)
+    options = {**below, **own}
+    trained: dict[str, Any] = {}
+    if kind.network and options.get("checkpoint"):
+        if checkpoint is None:
+            from ..nn.checkpoint import load_checkpoint
+
+            checkpoint = load_checkpoint(options["checkpoint"])
+        trained = played_search(_trained(checkpoint), options)
+        _check_values(kind, trained)
+    else:
+        checkpoint = None
+    settings = {**below, **trained, **own}
+    _check_together(kind, settings)
+    return PlayerSpec(kind, MappingProxyType({"kind": kind.name, **options}),
+                      MappingProxyType({"kind": kind.name, **settings}), MappingProxyType(dict(spec)), checkpoint)
+
+
+def change_options(spec: PlayerSpec, **options: Any) -> PlayerSpec:
+    """``spec`` with ``options`` changed, resolved again; its checkpoint is read again only if
+    ``checkpoint`` changes."""
+    changed = {**spec.options, **options}
+    same = spec.checkpoint is not None and changed.get("checkpoint") == spec.options.get("checkpoint")
+    return resolve_player(changed, spec.checkpoint if same else None)
 
 
 def player_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings a player made from ``spec`` plays with: :func:`resolve_spec`'s, and for a
-    network player with a checkpoint the search settings its run trained with
-    (:func:`trained_search`) where the spec names none: preset < checkpoint < the spec's own."""
-    s = resolve_spec(spec)
-    if s["kind"] == "alphazero" and s.get("checkpoint"):
-        own = {k: v for k, v in spec.items() if k != "preset"}
-        trained = trained_search(s["checkpoint"])
-        if s.get("leaf_playouts"):  # AlphaGo's expansion threshold selects by PUCT, never Gumbel's rule
-            trained.pop("gumbel", None)
-        s = resolve_spec({**PRESETS.get(spec.get("preset"), {}), **trained, **own})
-    return s
+    """The settings a player made from ``spec`` plays with (:attr:`PlayerSpec.settings`)."""
+    return dict(resolve_player(spec).settings)
 
 
-def make_player(game: Game, spec: Mapping[str, Any], seed: int | None = None) -> Player:
-    """A player for ``game`` from a spec (see the module docstring), with
-    :func:`player_settings`."""
-    s = player_settings(spec)
-    rng = np.random.default_rng(seed)
-    if s["kind"] == "random":
-        return RandomPlayer(rng)
-    if s["kind"] == "depth_first":
-        config = DepthFirstConfig(**{k: v for k, v in s.items() if k in _DEPTH_FIRST_FIELDS})
-        evaluate, order, max_sum = depth_first_heuristics(game)
-        return DepthFirstPlayer(DepthFirstSearch(game, config, evaluate, order, max_sum))
-    if s["kind"] == "alphazero":
-        return _alphazero_player(game, s, rng)
-    if s["kind"] == "ggp_uct":
-        if not isinstance(game, GgpGame):
-            raise ValueError(f"a ggp_uct player plays GDL games, not {game.name}")
-        return ggp_uct.uct_player(game, s, rng)
-    if s["kind"] == "daihinmin_mc":
-        return _monte_carlo_player(game, s, rng)
-    if s["kind"] == "daihinmin_default":
-        raise ValueError("the daihinmin_default player is a UECda table client: make it with "
-                         "make_client")
-    if s["kind"] == "gtp":
-        if not s.get("command"):
-            raise ValueError(f"a gtp player needs the engine's command line as 'command' "
-                             f"(got {s.get('command')!r})")
-        return GtpPlayer(s["command"], game, int(rng.integers(2**31)))
-    rule = make_rule(s.get("selection", "ucb1"), s, game)
-    config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
-    evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
-    extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
-             if s.get("n_prior", 0) > 0 else [])
-    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
-                           clock=time_manager.CPU_CLOCK),
-                      temperature_moves=s.get("temperature_moves", 0))
+def make_player(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | None = None) -> Player:
+    """A player for ``game`` from a spec (see the module docstring), resolved by
+    :func:`resolve_player` unless it is a :class:`PlayerSpec` already."""
+    resolved = resolve_player(spec)
+    if resolved.kind.make is None:
+        raise ValueError(f"the {resolved.kind.name} player is a UECda table client: make it with make_client")
+    return load(resolved.kind.make)(game, resolved, np.random.default_rng(seed))
 
 
-def _monte_carlo_player(game: Game, s: dict[str, Any], rng: np.random.Generator) -> MonteCarloPlayer:
-    if not isinstance(game, DaihinminGame):
-        raise ValueError(f"a daihinmin_mc player plays Daihinmin, not {game.name}")
-    names = {"simulations": "playouts", "time_limit": "seconds", "playout": "playout",
-             "self_playout": "self_playout", "c": "c"}
-    return MonteCarloPlayer(**{names[k]: v for k, v in s.items() if k in names}, seed=rng,
-                            game=game)
+#: The kinds that make UECda table clients (:func:`make_client`).
+CLIENT_KINDS = tuple(name for name, kind in KINDS.items() if kind.client is not None)
 
 
-def make_client(game: DaihinminGame, spec: Mapping[str, Any], seed: int | None = None):
+def make_client(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | None = None):
     """A UECda table client (``on_deal``, ``on_hand``, ``on_field`` from the table stream: not
     a :class:`Player`, which plays engine states) following ``game``'s rules, from a spec of a
     kind in :data:`CLIENT_KINDS`: ``daihinmin_default`` the standard client,
     ``daihinmin_mc`` the Monte Carlo client around the player :func:`make_player` makes of the
     same spec."""
-    s = resolve_spec(spec)
-    if s["kind"] not in CLIENT_KINDS:
-        raise ValueError(f"a {s['kind']} player is no UECda table client; those are "
+    resolved = resolve_player(spec)
+    if resolved.kind.client is None:
+        raise ValueError(f"a {resolved.kind.name} player is no UECda table client; those are "
                          f"{', '.join(CLIENT_KINDS)}")
-    if s["kind"] == "daihinmin_default":
-        return DefaultClient()
-    return MonteCarloClient(_monte_carlo_player(game, s, np.random.default_rng(seed)))
+    return load(resolved.kind.client)(game, resolved, np.random.default_rng(seed))
 
 
 #: The command lines' forms of a table client's spec, for their help.

@@ -9,11 +9,13 @@ import shlex
 import shutil
 import sys
 
+import numpy as np
+
+from ..games.abilities import HasGtpDialect, implements
 from ..games.base import Game, State
 from ..protocols.gtp import GtpClient, GtpError
 from .base import Player, PlayerFailure, Resign
-
-GAMES = ("blokus", "go")
+from .registry import PlayerSpec
 
 
 def engine_argv(command: str) -> list[str]:
@@ -44,8 +46,8 @@ class GtpPlayer(Player):
     """
 
     def __init__(self, command: str, game: Game, seed: int | None = None) -> None:
-        if game.name not in GAMES:
-            raise ValueError(f"a GTP player plays one of {GAMES}, not {game.name}")
+        if not implements(game, HasGtpDialect):
+            raise ValueError(f"a GTP player plays games with a GTP dialect (Blokus, Go), not {game.name}")
         self.game = game
         self.client = GtpClient(engine_argv(command))
         self.name = self.client.name
@@ -58,12 +60,11 @@ class GtpPlayer(Player):
         self.last_cpu = 0.0
 
     def _colour(self, player: int) -> str:
-        return "BW"[player] if self.game.name == "go" else str(player + 1)
+        return self.game.gtp_colour(player)
 
     def reset(self) -> None:
-        if self.game.name == "go":
-            self.client.send(f"boardsize {self.game.size}")
-            self.client.send(f"komi {self.game.komi:g}")
+        for command in self.game.gtp_setup():
+            self.client.send(command)
         self.client.send("clear_board")
         self.untold, self.own = [], None
 
@@ -88,7 +89,7 @@ class GtpPlayer(Player):
         before = self._cputime()
         answer = self.client.send(f"genmove {self._colour(player)}")
         self.last_cpu = self._cputime() - before
-        if self.game.name == "blokus" and answer.lower() in ("pass", "resign"):
+        if not self.game.gtp_passes() and answer.lower() in ("pass", "resign"):
             # genmove is asked only of a colour that can move (the arena passes for the others).
             raise GtpError(f"GTP engine {self.name} answered genmove {self._colour(player)} with "
                            f"{answer!r}, but it has {len(state.legal_actions())} legal moves "
@@ -117,3 +118,11 @@ class GtpPlayer(Player):
 
     def close(self) -> None:
         self.client.close()
+
+
+def make_gtp_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> GtpPlayer:
+    """The ``gtp`` kind: the engine of ``command``, seeded from ``rng``."""
+    command = spec.settings.get("command")
+    if not command:
+        raise ValueError(f"a gtp player needs the engine's command line as 'command' (got {command!r})")
+    return GtpPlayer(command, game, int(rng.integers(2**31)))

@@ -1,16 +1,79 @@
-"""Players backed by the search core: MCTS (any configuration) and depth-first searches."""
+"""Players backed by the search core: MCTS (any configuration) and depth-first searches; the
+factory's ``mcts`` and ``depth_first`` kinds and the selection rules by name."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..games.base import State
-from ..search.depth_first import DepthFirstSearch
-from ..search.mcts import MCTS, SearchResult
+from ..games.abilities import HasDepthFirstHeuristics, HasPassAction, HasPatternNeighbours, implements
+from ..games.base import Game, State
+from ..search import time_manager
+from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
+from ..search.enhancements import PriorKnowledge
+from ..search.evaluators import RolloutEvaluator
+from ..search.mcts import MCTS, MCTSConfig, SearchResult
 from ..search.policies import choose_action, move_temperature
+from ..search.rave import RAVE
+from ..search.selection import PUCT, UCB1, ProgressiveHistory, UCB1Tuned
 from .base import Player, Resign
+from .registry import RAVE_OPTIONS, PlayerSpec
+
+#: Selection rules by name, with the options each takes.
+SELECTION_RULES = {"ucb1": (UCB1, ("c",)), "ucb1_tuned": (UCB1Tuned, ("c",)),
+                   "progressive_history": (ProgressiveHistory, ("c", "w")),
+                   "puct": (PUCT, ("c_base", "c_init", "q_init")), "rave": (RAVE, RAVE_OPTIONS)}
+_MCTS_FIELDS = frozenset(MCTSConfig.__dataclass_fields__)
+_DEPTH_FIRST_FIELDS = frozenset(DepthFirstConfig.__dataclass_fields__)
+
+
+def make_rule(name: str, options: Mapping[str, Any], game: Game | None = None):
+    """A selection rule by name, with the options it takes from ``options``; RAVE also takes
+    ``game``'s pattern neighbours and pass action where the game has them."""
+    if name not in SELECTION_RULES:
+        raise ValueError(f"unknown selection rule {name!r}; known: {sorted(SELECTION_RULES)}")
+    cls, params = SELECTION_RULES[name]
+    kwargs = {k: options[k] for k in params if k in options}
+    if cls is RAVE and game is not None:
+        if implements(game, HasPatternNeighbours):
+            kwargs["neighbours"] = game.pattern_neighbours()
+        kwargs["skip_action"] = game.pass_action if isinstance(game, HasPassAction) else -1
+    return cls(**kwargs)
+
+
+def make_mcts_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MCTSPlayer:
+    """The ``mcts`` kind: a selection rule over rollouts, with the game's prior knowledge if asked."""
+    s = spec.settings
+    rule = make_rule(s.get("selection", "ucb1"), s, game)
+    config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
+    evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
+    extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
+             if s.get("n_prior", 0) > 0 else [])
+    return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,
+                           clock=time_manager.CPU_CLOCK),
+                      temperature_moves=s.get("temperature_moves", 0))
+
+
+def check_depth_first(options: Mapping[str, Any]) -> None:
+    """SettingError where the depth-first options do not go together."""
+    DepthFirstConfig(**{k: v for k, v in options.items() if k in _DEPTH_FIRST_FIELDS})
+
+
+def depth_first_heuristics(game: Game):
+    """(evaluation, move ordering, sum bound or None) for the depth-first searches: the game's
+    own where it has them (Blokus: squares placed per colour, larger pieces first, SPEC §2);
+    else the returns at the end of the game and 0 before it, in the given order."""
+    if implements(game, HasDepthFirstHeuristics):
+        return game.depth_first_heuristics()
+    return (lambda state: np.asarray(state.returns(), dtype=np.float64)), keep_order, None
+
+
+def make_depth_first_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> DepthFirstPlayer:
+    """The ``depth_first`` kind: MaxN, Paranoid or BRS with the game's heuristics."""
+    config = DepthFirstConfig(**{k: v for k, v in spec.settings.items() if k in _DEPTH_FIRST_FIELDS})
+    return DepthFirstPlayer(DepthFirstSearch(game, config, *depth_first_heuristics(game)))
 
 
 class MCTSPlayer(Player):

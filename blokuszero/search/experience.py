@@ -9,7 +9,7 @@ When a simulation first reaches a node, the node receives the summed rewards and
 stored board within Hamming distance ``d`` of its own (seeded visits, told apart from real
 ones: the move played is the one with most real visits). With ``measure``, the tree distances
 of the similar boards found are counted (:func:`tree_distance`), what the switching rule of
-:mod:`blokuszero.players.experience_switch` reads.
+:mod:`blokuszero.players.ggp.experience_switch` reads.
 """
 
 from __future__ import annotations

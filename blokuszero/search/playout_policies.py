@@ -100,7 +100,7 @@ class PolicyRolloutEvaluator(Evaluator):
         return int(self.rng.choice(legal))
 
     def _playout(self, state: State) -> tuple[list[int], list[int], np.ndarray | None]:
-        if self.learned is not None:  # (its positions are not recorded: see players.ggp_uct)
+        if self.learned is not None:  # (its positions are not recorded: see players.ggp.uct)
             players, actions = self.learned.playout(state)
             return list(players), list(actions), None
         if self.policy == "uniform" and implements(state, HasPlayouts):

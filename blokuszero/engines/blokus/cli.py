@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
 
+from ...players.factory import PlayerSpec
 from .. import options
 from ..options import (
     EngineParser,
@@ -65,8 +65,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return build_parser().parse_args(argv)
 
 
-def player_spec(args: argparse.Namespace) -> dict[str, Any]:
-    """The player spec the command-line options describe (checked: a bad option ends the
+def player_spec(args: argparse.Namespace) -> PlayerSpec:
+    """The player spec the command-line options describe, resolved once (a bad option ends the
     program in one line naming its flag)."""
     return options.player_spec(build_parser(), args, "network" if args.checkpoint else "mcts_maxn", {
         "checkpoint": ("--checkpoint", args.checkpoint), "simulations": ("--simulations", args.simulations),

@@ -30,7 +30,7 @@ from ...games.blokus import tables as T
 from ...games.blokus.game import BlokusGame, BlokusState
 from ...games.blokus.notation import placement_to_string, string_to_placement
 from ...games.blokus.sgf import GAME_NAME, read_sgf, write_sgf
-from ...players.factory import make_player, player_options, resolve_spec
+from ...players.factory import PlayerSpec, change_options, make_player, resolve_player
 from ...protocols.gtp import GtpEngine, GtpError, expect_arguments, no_arguments
 from ...search import time_manager
 
@@ -59,15 +59,16 @@ def _format_value(value: Any) -> str:
 
 
 class BlokusGtpEngine(GtpEngine):
-    """Serves the player of ``spec`` (a player spec, see :mod:`blokuszero.players.factory`)
-    over GTP. ``set_random_seed`` rebuilds it with the new seed, so that a seeded engine plays the
-    same moves every time; ``param KEY VALUE`` rebuilds it with the option changed."""
+    """Serves the player of ``spec`` (a player spec, see :mod:`blokuszero.players.factory`,
+    or one resolved already) over GTP. ``set_random_seed`` rebuilds it with the new seed, so that
+    a seeded engine plays the same moves every time; ``param KEY VALUE`` rebuilds it with the
+    option changed (its checkpoint not read again)."""
 
-    def __init__(self, spec: Mapping[str, Any], seed: int = 0, name: str = "BlokusZero") -> None:
+    def __init__(self, spec: Mapping[str, Any] | PlayerSpec, seed: int = 0, name: str = "BlokusZero") -> None:
         self.game = BlokusGame()
-        self.spec = resolve_spec(spec)  # ValueError names a bad option before any command
+        self.player_spec = resolve_player(spec)  # ValueError names a bad option before any command
         self.seed = seed
-        self.player = make_player(self.game, self.spec, seed)
+        self.player = make_player(self.game, self.player_spec, seed)
         self.state = BlokusState()
         self.setup = 0  # placements of a loaded set-up position, which undo does not take back
         self.engine_name = name
@@ -97,6 +98,11 @@ class BlokusGtpEngine(GtpEngine):
             "param": self._param,
             "param_base": self._param_base,
         })
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        """The player's options: its preset's and its spec's own, resolved (read-only)."""
+        return self.player_spec.options
 
     def _set_position(self, state: BlokusState, setup: int = 0) -> None:
         """Replace the game by ``state``; the player starts over and is told every move."""
@@ -217,11 +223,11 @@ class BlokusGtpEngine(GtpEngine):
                            for name, s in zip(T.COLOR_NAMES, self.state.scores()))
         return f"\n{self.state}\npoints: {points}"
 
-    def _rebuild(self, spec: Mapping[str, Any], seed: int) -> None:
+    def _rebuild(self, spec: PlayerSpec, seed: int) -> None:
         """A new player from ``spec`` and ``seed``, told the moves of the game so far."""
         player = make_player(self.game, spec, seed)  # may raise: then nothing has changed
         self.player.close()
-        self.player, self.spec, self.seed, self.last_mover = player, dict(spec), seed, None
+        self.player, self.player_spec, self.seed, self.last_mover = player, spec, seed, None
         for colour, move in self.state.history():
             self.player.inform(move, colour)
 
@@ -229,7 +235,7 @@ class BlokusGtpEngine(GtpEngine):
         text = expect_arguments(args, 1, "set_random_seed <n>")[0]
         if not text.isdigit():
             raise GtpError(f"invalid seed {text!r}: expected a non-negative integer")
-        self._rebuild(self.spec, int(text))
+        self._rebuild(self.player_spec, int(text))
         return ""
 
     def _get_value(self) -> str:
@@ -239,7 +245,7 @@ class BlokusGtpEngine(GtpEngine):
         result = getattr(self.player, "last_result", None)
         if self.last_mover is None or result is None:
             raise GtpError("no search value: get_value follows a genmove or reg_genmove answered "
-                           f"by a search (this engine's player is {self.spec['kind']!r})")
+                           f"by a search (this engine's player is {self.player_spec.kind.name!r})")
         value = float(result.root_value[self.last_mover])
         if np.isnan(value):
             raise GtpError("no search value: the last search ran no simulation")
@@ -248,11 +254,12 @@ class BlokusGtpEngine(GtpEngine):
 
     def _param(self, args: list[str]) -> str:
         # Pentobi's generally useful parameters, then the player's own options (its spec).
+        options = self.spec
         if not args:
             listed = {"avoid_symmetric_draw": int(self.avoid_symmetric_draw), "use_book": 0}
-            if "simulations" in self.spec:
-                listed["fixed_simulations"] = self.spec["simulations"]
-            listed.update({k: v for k, v in self.spec.items() if k != "kind"})
+            if "simulations" in options:
+                listed["fixed_simulations"] = options["simulations"]
+            listed.update({k: v for k, v in options.items() if k != "kind"})
             return "\n".join(f"{key} {_format_value(value)}" for key, value in listed.items())
         key, text = expect_arguments(args, 2, "param [<key> <value>]")
         if key == "avoid_symmetric_draw":  # only two-colour variants can be drawn symmetrically
@@ -265,18 +272,17 @@ class BlokusGtpEngine(GtpEngine):
         if key == "fixed_simulations":
             key = "simulations"
         # Any option of the player's kind, also one its preset leaves unset (time_limit, mix_lambda).
-        if key == "kind" or key not in set(self.spec) | player_options(self.spec["kind"]):
-            known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in self.spec else []),
-                     *(k for k in self.spec if k != "kind")]
-            raise GtpError(f"unknown parameter {args[0]!r} for a {self.spec['kind']} player; known: "
+        if key == "kind" or key not in set(options) | self.player_spec.kind.options:
+            known = ["avoid_symmetric_draw", "use_book", *(["fixed_simulations"] if "simulations" in options else []),
+                     *(k for k in options if k != "kind")]
+            raise GtpError(f"unknown parameter {args[0]!r} for a {self.player_spec.kind.name} player; known: "
                            f"{', '.join(known)} and the player's other options "
                            f"(blokuszero/players/factory.py)")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError:
             raise GtpError(f"invalid value {text!r} for {key}") from None
-        spec = resolve_spec({**self.spec, key: value})  # ValueError names what is wrong
-        self._rebuild(spec, self.seed)
+        self._rebuild(change_options(self.player_spec, **{key: value}), self.seed)  # ValueError names what is wrong
         return ""
 
     def _param_base(self, args: list[str]) -> str:

@@ -6,7 +6,7 @@ import argparse
 import logging
 import threading
 
-from ...players.ggp_uct import parse_experience
+from ...players.ggp.uct import parse_experience
 from ...search.playout_policies import POLICIES
 from .. import options
 from ..options import (
@@ -55,10 +55,11 @@ def player_spec(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         experience = None if args.experience is None else parse_experience(args.experience)
     except ValueError as err:
         refuse(parser, "--experience", str(err))
-    return options.player_spec(parser, args, DEFAULT_SPEC["preset"], {
+    # The engine resolves it again for each move, with that move's time limit.
+    return dict(options.player_spec(parser, args, DEFAULT_SPEC["preset"], {
         "simulations": ("--simulations", args.simulations or DEFAULT_SPEC["simulations"]),
         "playout": ("--playout", args.playout), "policy_file": ("--policy-file", args.policy_file),
-        "experience": ("--experience", experience)})
+        "experience": ("--experience", experience)}).given)
 
 
 def main(argv: list[str] | None = None) -> None:

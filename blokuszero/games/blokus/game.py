@@ -194,3 +194,30 @@ class BlokusGame(Game):
     def new_initial_state(self, seed: Seed = None) -> BlokusState:
         """The empty board, Blue to move (Blokus has no chance: ``seed`` is unused)."""
         return BlokusState()
+
+    def depth_first_heuristics(self):
+        """Squares placed per colour as the evaluation, larger pieces first (stable, so the rest
+        keeps its order), and the bound on the sum ``depth`` placements on (SPEC §2)."""
+
+        def evaluate(state: BlokusState) -> np.ndarray:
+            return state.squares_placed().astype(np.float64)
+
+        def order(state: BlokusState, player: int, actions: np.ndarray) -> np.ndarray:
+            return actions[np.argsort(-T.PLACEMENT_SIZE[actions], kind="stable")]
+
+        def max_sum(state: BlokusState, depth: int) -> float:
+            return float(state.squares_placed().sum() + T.MAX_PIECE_SIZE * depth)
+
+        return evaluate, order, max_sum
+
+    def gtp_passes(self) -> bool:
+        """Pentobi's dialect: only a colour that can move is asked, and no colour resigns."""
+        return False
+
+    def gtp_colour(self, player: int) -> str:
+        """Colours ``1``-``4``."""
+        return str(player + 1)
+
+    def gtp_setup(self) -> list[str]:
+        """Nothing: classic Blokus has no options."""
+        return []

@@ -70,6 +70,18 @@ class GoGame(Game):
         """The empty board, Black to move (``seed`` is unused: Go has no chance)."""
         return GoState(self, E.new_board(self.size))
 
+    def gtp_passes(self) -> bool:
+        """GTP v2: an engine may pass or resign."""
+        return True
+
+    def gtp_colour(self, player: int) -> str:
+        """Black ``B``, White ``W``."""
+        return "BW"[player]
+
+    def gtp_setup(self) -> list[str]:
+        """The board size and komi, sent before each game."""
+        return [f"boardsize {self.size}", f"komi {self.komi:g}"]
+
     def pattern_neighbours(self) -> np.ndarray:
         """[A, 8] the 8 neighbouring actions of each action (-1 off board): RAVE's local pattern."""
         return E.neighbours8(self.size)

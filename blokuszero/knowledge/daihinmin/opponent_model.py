@@ -17,7 +17,7 @@ switched off (an ablation): :data:`F_RELATIVE` (relative strengths for ``l`` and
 Counts are learned from whole games (the hands are known once a game is over); every
 probability is Laplace-smoothed (add one), so unseen values never score -inf. Learning and
 prediction are numba kernels over the rules kernels' position vectors, fast enough for
-playouts (the Monte Carlo client's, :mod:`blokuszero.players.daihinmin_playouts`).
+playouts (the Monte Carlo client's, :mod:`blokuszero.players.daihinmin.playouts`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ stream (when the record has ``RAND_TYPE`` 1 and its seed) or else the dealing or
 strongest cards moved up, the gifts, the player of every submission and whether the server
 accepted it, the finishing order (random ranks after 20 stalled turns drawn as the server
 does) and the cumulative points. Optionally clients (one object per player, fed the tables
-the server sends, like :class:`~blokuszero.players.daihinmin_default_client.DefaultClient`) are asked
+the server sends, like :class:`~blokuszero.players.daihinmin.default_client.DefaultClient`) are asked
 at every decision and their tables compared with the submitted ones.
 
 The games run through the match server's own phases (:mod:`.uecda_server`) with seats that answer

@@ -57,7 +57,7 @@ class Seat(Protocol):
 
 class LocalSeat:
     """An in-process client (``on_deal`` / ``on_hand`` / ``on_field``, as
-    :class:`~blokuszero.players.daihinmin_default_client.DefaultClient`) in a seat."""
+    :class:`~blokuszero.players.daihinmin.default_client.DefaultClient`) in a seat."""
 
     def __init__(self, client, name: str) -> None:
         self.client = client

@@ -19,9 +19,14 @@ class GtpReferee:
     """Plays each move on the engine ``command`` (a refused move raises RefereeRefusal) and
     scores the end with ``final_score``: a :class:`~blokuszero.referee.game_loop.Referee`."""
 
+    @staticmethod
+    def check_game(game: object) -> None:
+        """ValueError unless ``game`` is one a GTP referee scores (Go)."""
+        if not isinstance(game, GoGame):
+            raise ValueError(f"a GTP referee scores Go games, not {getattr(game, 'name', game)}")
+
     def __init__(self, command: str, game: GoGame) -> None:
-        if game.name != "go":
-            raise ValueError(f"a GTP referee scores Go games, not {game.name}")
+        self.check_game(game)
         self.client = GtpClient(engine_argv(command), "referee")
         for line in (f"boardsize {game.size}", "clear_board", f"komi {game.komi:g}"):
             self.client.send(line)

@@ -4,7 +4,7 @@ similar boards found for it; use ``d = 2`` when the boards found are near in the
 distance <= 2.92) and their distance profile is stable from game to game (mean per-distance
 standard deviation <= 2.6e-2), else ``d = 0`` (the paper's thresholds for 250 playouts).
 
-A player's pre-game step (``players.ggp_uct.switch_distance`` runs it at the start clock),
+A player's pre-game step (``players.ggp.uct.switch_distance`` runs it at the start clock),
 so it lives with the players, not with the experiments.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.base import Game
-from ..referee.game_loop import play
-from ..search import time_manager
-from ..search.experience import SearchExperience
+from ...games.base import Game
+from ...referee.game_loop import play
+from ...search import time_manager
+from ...search.experience import SearchExperience
 
 #: The paper's thresholds for 250 playouts (its section 5.2).
 MAX_MEAN_DISTANCE = 2.92

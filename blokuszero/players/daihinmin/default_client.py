@@ -331,3 +331,9 @@ def _high_sequence(my: np.ndarray, seq: np.ndarray) -> np.ndarray:
         if best == 0:
             i -= 1
     return _write_run(my, line, column, best)
+
+
+def make_default_client(game: object, spec: object, rng: object) -> DefaultClient:
+    """The ``daihinmin_default`` kind: the standard client (it draws nothing and plays any rules
+    the table stream shows)."""
+    return DefaultClient()

@@ -16,26 +16,27 @@ from typing import Any
 
 import numpy as np
 
-from ..games.ggp import GgpGame
-from ..games.ggp.boards import ENCODINGS, BoardEncoder
-from ..games.ggp.softmax_policy import SoftmaxPolicy
-from ..search.experience import SearchExperience
-from ..search.mcts import MCTS, MCTSConfig
-from ..search.playout_policies import POLICIES, PolicyRolloutEvaluator
-from ..search.selection import UCB1
-from ..settings import SettingError
+from ...games.base import Game
+from ...games.ggp import GgpGame
+from ...games.ggp.boards import ENCODINGS, BoardEncoder
+from ...games.ggp.softmax_policy import SoftmaxPolicy
+from ...search.experience import SearchExperience
+from ...search.mcts import MCTS, MCTSConfig
+from ...search.playout_policies import POLICIES, PolicyRolloutEvaluator
+from ...search.selection import UCB1
+from ...settings import SettingError
+from ..registry import PlayerSpec
+from ..search_players import MCTSPlayer
 from .experience_switch import SimilarityReport, choose_distance, measure_similarity
-from .search_players import MCTSPlayer
 
-#: The options of a ``ggp_uct`` player (its types and ranges: the factory's ``PlayerOptions``).
-OPTIONS = frozenset({"c", "simulations", "time_limit", "playout", "tau", "epsilon", "policy_file",
-                     "policy", "experience", "switch_time_limit"})
 _EXPERIENCE_KEYS = {"encoding", "distance", "measure"}
 
 
 def check_options(s: Mapping[str, Any]) -> None:
     """SettingError naming the option where ``s``'s options do not go together: the playout
     policy, the softmax weights, the search experience."""
+    if s.get("policy") is not None and not isinstance(s["policy"], SoftmaxPolicy):
+        raise SettingError("policy", f"must be SoftmaxPolicy or None, not {s['policy']!r}")
     playout = s.get("playout", "uniform")
     if playout not in POLICIES:
         raise SettingError("playout", f"must be one of {list(POLICIES)}, not {playout!r}")
@@ -82,6 +83,13 @@ def uct_player(game: GgpGame, s: Mapping[str, Any], rng: np.random.Generator) ->
     rule = UCB1(c=s["c"]) if "c" in s else UCB1()
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0],
                            enhancements=enhancements))
+
+
+def make_uct_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MCTSPlayer:
+    """The ``ggp_uct`` kind: :func:`uct_player` of a GDL game."""
+    if not isinstance(game, GgpGame):
+        raise ValueError(f"a ggp_uct player plays GDL games, not {game.name}")
+    return uct_player(game, spec.settings, rng)
 
 
 def parse_experience(text: str) -> dict | str:

@@ -11,7 +11,7 @@ the rank). The move played is the most visited.
 :class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
 ``scripts/daihinmin_match.py``; both made by :func:`~.factory.make_client`) through
 :class:`~..games.daihinmin.tracker.TableTracker`.
-Playouts are :mod:`.daihinmin_playouts`'s, one policy per player, the model ones playing the
+Playouts are :mod:`.playouts`'s, one policy per player, the model ones playing the
 opponent models of :mod:`blokuszero.knowledge.daihinmin.opponent_model`.
 
 Only this player knows search: the games layer gives positions, uniform playouts and
@@ -21,20 +21,25 @@ core gained one general rule (UCB1-tuned) and nothing of Daihinmin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from ..games.base import State
-from ..games.daihinmin import DaihinminGame
-from ..games.daihinmin.actions import NUM_PLAYERS, PASS
-from ..games.daihinmin.tables import action_to_table
-from ..games.daihinmin.tracker import TableTracker
-from ..knowledge.daihinmin.opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
-from ..search.mcts import MCTS, MCTSConfig
-from ..search.policies import choose_action
-from ..search.selection import UCB1Tuned
-from .base import Player
-from .daihinmin_default_client import DefaultClient
-from .daihinmin_playouts import DEFAULT, MODEL, POLICIES, RANDOM, RolePlayouts
+from ...games.base import Game, State
+from ...games.daihinmin import DaihinminGame
+from ...games.daihinmin.actions import NUM_PLAYERS, PASS
+from ...games.daihinmin.tables import action_to_table
+from ...games.daihinmin.tracker import TableTracker
+from ...knowledge.daihinmin.opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
+from ...search.mcts import MCTS, MCTSConfig
+from ...search.policies import choose_action
+from ...search.selection import UCB1Tuned
+from ...settings import SettingError
+from ..base import Player
+from ..registry import PlayerSpec
+from .default_client import DefaultClient
+from .playouts import DEFAULT, MODEL, POLICIES, RANDOM, RolePlayouts
 
 ROOT_ONLY = 1 << 30  # an expansion threshold no node reaches: flat Monte Carlo at the root
 _NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
@@ -42,7 +47,7 @@ _NO_MODELS = np.zeros((NUM_PLAYERS, NUM_MODEL_ENTRIES))
 
 def playout_roles(playout: str, self_playout: str | None = None) -> tuple[int, int]:
     """(the opponents' role, the searcher's own role), indices into
-    :data:`~.daihinmin_playouts.POLICIES`, from their names. Without ``self_playout`` the
+    :data:`~.playouts.POLICIES`, from their names. Without ``self_playout`` the
     searcher plays ``random`` and ``default`` as its opponents do, and ``random`` (fumiya's)
     beside model opponents."""
     for name in (playout, self_playout):
@@ -140,3 +145,26 @@ class MonteCarloClient:
 
     def on_field(self, table: np.ndarray) -> None:
         self.tracker.on_field(table)
+
+
+def check_options(s: Mapping[str, Any]) -> None:
+    """SettingError naming a playout policy that is none of :data:`~.playouts.POLICIES`."""
+    if "self_playout" in s and s["self_playout"] not in POLICIES:
+        raise SettingError("self_playout", f"must be one of {sorted(POLICIES)}, not {s['self_playout']!r}")
+    if s.get("playout", "random") not in POLICIES:
+        raise SettingError("playout", f"must be one of {list(POLICIES)}, not {s['playout']!r}")
+
+
+def make_monte_carlo_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MonteCarloPlayer:
+    """The ``daihinmin_mc`` kind as a player of Daihinmin's states."""
+    if not isinstance(game, DaihinminGame):
+        raise ValueError(f"a daihinmin_mc player plays Daihinmin, not {game.name}")
+    names = {"simulations": "playouts", "time_limit": "seconds", "playout": "playout",
+             "self_playout": "self_playout", "c": "c"}
+    return MonteCarloPlayer(**{names[k]: v for k, v in spec.settings.items() if k in names}, seed=rng,
+                            game=game)
+
+
+def make_monte_carlo_client(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MonteCarloClient:
+    """The ``daihinmin_mc`` kind as a UECda table client around :func:`make_monte_carlo_player`."""
+    return MonteCarloClient(make_monte_carlo_player(game, spec, rng))

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from ..games.daihinmin import rules as K
-from ..games.daihinmin.actions import NUM_PLAYERS, PASS
-from ..games.daihinmin.game import DaihinminState
-from ..knowledge.daihinmin.opponent_model import (
+from ...games.daihinmin import rules as K
+from ...games.daihinmin.actions import NUM_PLAYERS, PASS
+from ...games.daihinmin.game import DaihinminState
+from ...knowledge.daihinmin.opponent_model import (
     IMPROVED,
     NUM_MODEL_ENTRIES,
     SIMPLE,
@@ -35,7 +35,7 @@ from ..knowledge.daihinmin.opponent_model import (
     shape_bits,
     strengths,
 )
-from ..search.evaluators import Evaluation, Evaluator
+from ...search.evaluators import Evaluation, Evaluator
 
 POLICIES = ("random", "default", "model", "model_sample")
 RANDOM, DEFAULT, MODEL, MODEL_SAMPLE = range(4)
