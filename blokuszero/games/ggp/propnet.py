@@ -18,7 +18,7 @@ from .gdl import Description
 from .kif import Term
 from .propnet_compiler import SAMPLE_STEPS, compile_network
 from .propnet_kernels import next_state
-from .propnet_playout import playout, uniform_policy
+from .propnet_playout import uniform_playout
 from .reasoner import Grounding, Reasoner
 
 
@@ -35,7 +35,6 @@ class PropNet(Reasoner):
         super().__init__(desc, grounding)
         self.base, self.atoms, self.net, self._live = compile_network(
             desc, grounding, self.roles, self.moves, sample_steps)
-        self._uniform = uniform_policy()  # never written: playouts share it
         net = self.net
         self._legal_of = [(net.legal_atom[s:e], net.legal_action[s:e])
                           for s, e in zip(net.legal_start[:-1], net.legal_start[1:])]
@@ -84,8 +83,8 @@ class PropNet(Reasoner):
         ``record`` the base propositions after each step ([steps, num_base] uint8)."""
         stream = np.array([stream_seed()], dtype=np.uint64)
         with self._lock:
-            v, steps, _, movers, actions, trace, *_ = playout(
-                state, self.net, self._live, stream, max_steps, record, *self._uniform)
+            v, steps, movers, actions, trace = uniform_playout(state, self.net, self._live, stream,
+                                                               max_steps, record)
         if steps == -1:
             raise RuntimeError(f"a playout passed {max_steps} joint moves without ending")
         return (v, steps, movers, actions, trace) if record else (v, steps, movers, actions)

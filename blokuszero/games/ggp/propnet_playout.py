@@ -13,15 +13,7 @@ import numpy as np
 
 from ..numba_random import stream_below, stream_random
 from .propnet_kernels import _step, _sync
-from .softmax_features import legal_of, softmax, true_pairs
-
-
-@nb.njit(cache=True)
-def uniform_policy():
-    """The policy arguments of :func:`playout` (theta, spec, tp, tm, tq, tc) that draw uniformly."""
-    return (np.empty(0), (np.int64(0), np.int64(0), np.int64(0), np.int64(0)),
-            np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0),
-            np.empty((0, 5), dtype=np.int64))
+from .softmax_features import legal_of, softmax, trajectory_buffers, true_pairs
 
 
 @nb.njit(cache=True)
@@ -57,7 +49,7 @@ def playout(v, net, live, stream, max_steps, record, theta, spec, tp, tm, tq, tc
     uniform = theta.shape[0] == 0
     props = np.empty(0 if uniform else num_base, dtype=np.int64)
     pairs = np.empty(0 if uniform else max(num_base * (num_base - 1) // 2, 1), dtype=np.int64)
-    moves = np.empty(legal_atom.shape[0], dtype=np.int64)
+    moves = np.empty(0 if uniform else legal_atom.shape[0], dtype=np.int64)
     probs = np.empty(0 if uniform else legal_atom.shape[0])
     movers = np.empty(max_steps * num_roles, dtype=np.int64)
     actions = np.empty(max_steps * num_roles, dtype=np.int64)
@@ -79,41 +71,53 @@ def playout(v, net, live, stream, max_steps, record, theta, spec, tp, tm, tq, tc
         chose = False
         ended = False
         for r in range(num_roles):
-            m = legal_of(v, r, legal_start, legal_atom, legal_action, moves)
-            if m == 0:  # not well formed: ends the game, as GgpState does
-                ended = True
-                break
-            if uniform:  # a draw even for a forced move: the stream is the uniform playout's
-                pick, x = stream_below(m, x)
-            elif m == 1:
-                pick = 0
+            if uniform:  # counted, then the pick-th found: no list of the moves is made
+                m = 0
+                for k in range(legal_start[r], legal_start[r + 1]):
+                    m += v[legal_atom[k]]
+                if m == 0:  # not well formed: ends the game, as GgpState does
+                    ended = True
+                    break
+                pick, x = stream_below(m, x)  # a draw even for a forced move
+                for k in range(legal_start[r], legal_start[r + 1]):
+                    if v[legal_atom[k]] == 1:
+                        if pick == 0:
+                            joint[r] = legal_action[k]
+                            break
+                        pick -= 1
             else:
-                if npairs < 0:
-                    npairs = true_pairs(v, num_base, props, pairs)
-                softmax(theta, spec, moves, m, pairs, npairs, probs)
-                u, x = stream_random(x)
-                pick = m - 1
-                for y in range(m - 1):
-                    u -= probs[y]
-                    if u < 0.0:
-                        pick = y
-                        break
-                if trajectory:
-                    tc = _grow(tc, choices + 1)
-                    tp = _grow(tp, used_p + npairs)
-                    tm = _grow(tm, used_m + m)
-                    tq = _grow(tq, used_m + m)
-                    tp[used_p:used_p + npairs] = pairs[:npairs]
-                    tm[used_m:used_m + m] = moves[:m]
-                    tq[used_m:used_m + m] = probs[:m]
-                    tc[choices, 0] = used_p
-                    tc[choices, 1] = used_p + npairs
-                    tc[choices, 2] = used_m
-                    tc[choices, 3] = used_m + m
-                    tc[choices, 4] = pick
-                    used_p += npairs
-                    used_m += m
-            joint[r] = moves[pick]
+                m = legal_of(v, r, legal_start, legal_atom, legal_action, moves)
+                if m == 0:
+                    ended = True
+                    break
+                pick = 0
+                if m > 1:
+                    if npairs < 0:
+                        npairs = true_pairs(v, num_base, props, pairs)
+                    softmax(theta, spec, moves, m, pairs, npairs, probs)
+                    u, x = stream_random(x)
+                    pick = m - 1
+                    for y in range(m - 1):
+                        u -= probs[y]
+                        if u < 0.0:
+                            pick = y
+                            break
+                    if trajectory:
+                        tc = _grow(tc, choices + 1)
+                        tp = _grow(tp, used_p + npairs)
+                        tm = _grow(tm, used_m + m)
+                        tq = _grow(tq, used_m + m)
+                        tp[used_p:used_p + npairs] = pairs[:npairs]
+                        tm[used_m:used_m + m] = moves[:m]
+                        tq[used_m:used_m + m] = probs[:m]
+                        tc[choices, 0] = used_p
+                        tc[choices, 1] = used_p + npairs
+                        tc[choices, 2] = used_m
+                        tc[choices, 3] = used_m + m
+                        tc[choices, 4] = pick
+                        used_p += npairs
+                        used_m += m
+                joint[r] = moves[pick]
             if m > 1:
                 movers[n] = r
                 actions[n] = joint[r]
@@ -140,11 +144,29 @@ def playout(v, net, live, stream, max_steps, record, theta, spec, tp, tm, tq, tc
 
 
 @nb.njit(cache=True)
+def uniform_playout(v, net, live, stream, max_steps, record):
+    """:func:`playout` with uniform moves: (final values, steps, movers, actions, positions)."""
+    none = np.empty(0, dtype=np.int64)
+    out = playout(v, net, live, stream, max_steps, record, np.empty(0),
+                  (np.int64(0), np.int64(0), np.int64(0), np.int64(0)), none, none, np.empty(0),
+                  np.empty((0, 5), dtype=np.int64))
+    return out[0], out[1], out[3], out[4], out[5]
+
+
+@nb.njit(cache=True)
+def policy_playout(v, net, live, stream, max_steps, theta, spec):
+    """:func:`playout` under the softmax policy ``theta``, ``spec``, recording nothing: (final
+    values, steps, movers, actions)."""
+    tp, tm, tq, tc = trajectory_buffers()
+    out = playout(v, net, live, stream, max_steps, False, theta, spec, tp, tm, tq, tc)
+    return out[0], out[1], out[3], out[4]
+
+
+@nb.njit(cache=True)
 def sample_changes(init, net, live, stream, steps):
     """Uniform random games from ``init`` (drawn from ``stream``) for about ``steps`` joint
     moves; the network counts how often each atom changes (``live.changes``)."""
-    theta, spec, tp, tm, tq, tc = uniform_policy()
     played = 0
     while played < steps:
-        n = playout(init, net, live, stream, steps - played, False, theta, spec, tp, tm, tq, tc)[1]
+        n = uniform_playout(init, net, live, stream, steps - played, False)[1]
         played += steps - played if n < 0 else max(n, 1)

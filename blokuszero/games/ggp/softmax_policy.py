@@ -30,8 +30,8 @@ import numpy as np
 
 from ..numba_random import stream_seed
 from .game import FastGgpState, GgpGame
-from .propnet_playout import playout
-from .softmax_features import feature_index, policy_at, trajectory_buffers, true_pairs
+from .propnet_playout import policy_playout
+from .softmax_features import feature_index, policy_at, true_pairs
 
 #: Default bound on the number of weights (8 MiB of float64).
 MAX_FEATURES = 1 << 20
@@ -110,9 +110,8 @@ class SoftmaxPolicy:
         r = self.reasoner
         stream = np.array([stream_seed()], dtype=np.uint64)
         with r._lock:
-            out, t, _, movers, actions, *_ = playout(self._values(state), r.net, r._live, stream,
-                                                     self.game.max_game_length, False, self.theta,
-                                                     self.spec, *trajectory_buffers())
+            out, t, movers, actions = policy_playout(self._values(state), r.net, r._live, stream,
+                                                     self.game.max_game_length, self.theta, self.spec)
         if t < 0:
             raise RuntimeError(f"a playout passed {self.game.max_game_length} joint moves")
         state._set(out)
