@@ -32,7 +32,7 @@ from blokuszero.players.daihinmin.default_client import DefaultClient
 from blokuszero.players.daihinmin.monte_carlo import MonteCarloPlayer, playout_roles
 from blokuszero.players.daihinmin.playouts import RolePlayouts, play_out
 from blokuszero.players.factory import make_client, parse_client_spec
-from blokuszero.search.selection import ucb1_tuned_scores
+from blokuszero.search.ucb import ucb1_tuned_scores
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
 

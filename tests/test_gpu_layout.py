@@ -11,7 +11,8 @@ import ray
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from blokuszero.rl.trainer import Trainer, cuda_index
+from blokuszero.rl.placement import cuda_index
+from blokuszero.rl.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,12 +15,12 @@ from blokuszero import numba_cache
 
 PACKAGE = Path(blokuszero.__file__).resolve().parent
 
-# A real cached kernel (search/selection.py) whose tie-breaks inline games/numba_random.py's splitmix64.
+# A real cached kernel (search/tie_break.py) whose tie-breaks inline games/numba_random.py's splitmix64.
 RUN_KERNEL = """
 import json
 import numpy as np
 import blokuszero
-from blokuszero.search.selection import argmax_random_ties as kernel
+from blokuszero.search.tie_break import argmax_random_ties as kernel
 choices = [int(kernel(np.zeros(8), seed, 0, 1)) for seed in range(12)]
 print(json.dumps({"package": blokuszero.__file__, "choices": choices,
                   "hits": sum(kernel.stats.cache_hits.values()),

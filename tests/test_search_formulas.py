@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from blokuszero.search import PUCT, UCB1, ProgressiveHistory, Simulation, Tree
-from blokuszero.search.selection import UNVISITED
+from blokuszero.search.ucb import UNVISITED
 
 
 def small_tree() -> Tree:

@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 #: Every benchmark: a module of this folder with a ``main(argv)``.
-NAMES = ("blokus", "core", "daihinmin", "ggp", "ggp_experience", "ggp_prepare", "go", "gumbel", "nn", "search",
-         "selfplay")
+NAMES = ("blokus", "blokus_mcts", "daihinmin", "ggp", "ggp_experience", "ggp_prepare", "go", "gumbel", "nn",
+         "search_parts", "selfplay")
+#: Earlier names of benchmarks, still accepted so that recorded commands run.
+ALIASES = {"core": "search_parts", "search": "blokus_mcts"}
 
 
 def summary(name: str) -> str:
@@ -20,8 +22,10 @@ def summary(name: str) -> str:
 
 def usage() -> str:
     width = max(map(len, NAMES))
+    earlier = {name: alias for alias, name in ALIASES.items()}
     return ("usage: python -m blokuszero.bench NAME [options]   (NAME --help: its options)\n\nbenchmarks:\n"
-            + "\n".join(f"  {name:{width}s}  {summary(name)}" for name in NAMES))
+            + "\n".join(f"  {name:{width}s}  {summary(name)}"
+                         + (f" (also: {earlier[name]})" if name in earlier else "") for name in NAMES))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,11 +33,12 @@ def main(argv: list[str] | None = None) -> None:
     if argv and argv[0] in ("-h", "--help"):
         print(usage())
         return
-    if not argv or argv[0] not in NAMES:
+    name = ALIASES.get(argv[0], argv[0]) if argv else None
+    if name not in NAMES:
         problem = f"no benchmark named {argv[0]!r}" if argv else "which benchmark? Give its NAME"
         print(f"python -m blokuszero.bench: {problem}\n\n{usage()}", file=sys.stderr)
         raise SystemExit(2)
-    importlib.import_module(f".{argv[0]}", __package__).main(argv[1:])
+    importlib.import_module(f".{name}", __package__).main(argv[1:])
 
 
 if __name__ == "__main__":

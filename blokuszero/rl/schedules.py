@@ -1,4 +1,5 @@
-"""How self-play and learning alternate (``train.schedule``); each schedule drives a :class:`Trainer`.
+"""How self-play and learning alternate (``train.schedule``); each schedule drives a
+:class:`~.trainer.Trainer`.
 
 - ``paper`` (SPEC §3): fill the buffer with ``initial_games`` games, then repeat: train
   ``steps_per_iteration`` steps, drop the oldest ``games_per_iteration`` games, play as many

@@ -3,7 +3,9 @@
 A newcomer reads four files: :mod:`.config` (every setting, its range and meaning),
 :mod:`.schedules` (how self-play and learning alternate), :mod:`.metrics` (what TensorBoard
 shows) and this one, which starts or resumes a run and owns what the schedules share: the
-learner, the actors, the buffer, checkpoints and the evaluator.
+learner, the actors, the buffer, checkpoints and the evaluator. Its helpers: :mod:`.placement`
+(the GPU layout and the learner's GPU), :mod:`.resume` (the config kept at each start, the
+checkpoint's shape checked) and :mod:`.evaluation_schedule` (when the evaluator plays).
 
 The learner runs in this (the driver's) process; self-play actors get the newest weights with
 each task (a batch of games) and push finished games to the buffer actor, from which the
@@ -24,9 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,53 +40,20 @@ from tqdm import tqdm
 from ..cluster import start_ray
 from ..files import write_atomic
 from ..games.registry import make_encoder
-from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights, stored_shape
+from ..nn.checkpoint import latest_checkpoint, save_checkpoint, save_network, start_weights
 from ..nn.model import build_model
-from ..provenance import source
-from .actors import RemoteBuffer, RemoteCheckpointEvaluator, RemoteGpuReservation, RemoteSelfPlayWorker
+from .actors import RemoteBuffer, RemoteCheckpointEvaluator, RemoteSelfPlayWorker
 from .config import RunConfig, load_run_config
+from .evaluation_schedule import EvaluationSchedule
 from .game_samples import GameSampler
 from .learner import Learner
 from .metrics import Metrics
+from .placement import check_gpus, reserve_learner_gpu
+from .resume import archive_config, config_changes, shape_mismatch, wrong_shape
 from .schedules import SCHEDULES, Counters
 from .selfplay import SelfPlaySettings
 
 _clock = time.monotonic  # the run's wall clock (tests may speed it up)
-
-
-def cuda_index(gpu_id: str, visible: str | None = None) -> int:
-    """This process's CUDA device index of the GPU that Ray calls ``gpu_id`` on this node.
-
-    Ray numbers a node's GPUs as its raylet saw them: the entries of ``CUDA_VISIBLE_DEVICES``
-    when that was set, else 0, 1, ... The driver is no Ray worker, so Ray does not narrow its
-    ``CUDA_VISIBLE_DEVICES``: torch's index is the id's position in that list (``visible``,
-    read from the environment by default), or the id itself when it is unset."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES") if visible is None else visible
-    if not visible:
-        return int(gpu_id)
-    listed = [v.strip() for v in visible.split(",")]
-    if str(gpu_id) not in listed:
-        raise ValueError(f"Ray gave the learner GPU {gpu_id}, which this process does not see "
-                         f"(CUDA_VISIBLE_DEVICES={visible}); start Ray and train.py with the same "
-                         f"CUDA_VISIBLE_DEVICES")
-    return listed.index(str(gpu_id))
-
-
-def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in config.items():
-        if isinstance(value, Mapping) and value:
-            out.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
-
-
-def config_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """The settings that differ between two configs, one ``key: old -> new`` line each."""
-    a, b = _flatten(old), _flatten(new)
-    return [f"{key}: {a.get(key, '(absent)')} -> {b.get(key, '(absent)')}"
-            for key in sorted(set(a) | set(b)) if key not in a or key not in b or a[key] != b[key]]
 
 
 class Trainer:
@@ -152,17 +120,17 @@ class Trainer:
         # The buffer and the evaluator write into the run directory, which is on this machine:
         # on a cluster they must run on this node (and so survive the loss of any other node).
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        self.learner_reservation = None
         try:  # a layout the cluster cannot hold is refused before anything is written
-            self._check_gpus()
-            self._place_learner(here)  # before the actors, so that none of them shares its GPU
+            check_gpus(self.hardware, self.eval_settings)
+            # The learner trains in this process, which Ray does not place: its GPU is reserved
+            # before the actors start, so that none of them shares it.
+            self.learner_reservation, self.learner_gpu_ids, device = reserve_learner_gpu(self.hardware, here)
         except ValueError:
             if self._owns_ray:
                 ray.shutdown()
-            elif self.learner_reservation is not None:
-                ray.kill(self.learner_reservation)
             raise
-        self._archive_config()
+        self.learner.to(device)
+        archive_config(self.run_dir, self.config, self.init_from, self.learner.step)
         self.buffer = RemoteBuffer.options(scheduling_strategy=here).remote(
             self.game, self.schedule.buffer_games, str(self.run_dir / "buffer"),
                                           self.seed, self.schedule.augment, self.schedule.value_target)
@@ -181,65 +149,27 @@ class Trainer:
         self.metrics = Metrics(str(self.run_dir / "tensorboard"), encoder)
         self.samples = GameSampler(self.run_dir / "games", encoder, self.schedule.keep_games_every,
                                    self.counters.games)
-        self.evaluator, self._evaluating, self._evaluated_step = None, None, self.learner.step
+        self.evaluations = None
         if self.eval_settings.enabled:
             ev = self.eval_settings
-            self.evaluator = RemoteCheckpointEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
-                                                               scheduling_strategy=here).remote(
+            evaluator = RemoteCheckpointEvaluator.options(num_cpus=ev.num_cpus, num_gpus=ev.num_gpus,
+                                                          scheduling_strategy=here).remote(
                 ev, str(self.run_dir), self.run_dir.name, self.seed,
                 {k: getattr(self.search, k) for k in ("c_base", "c_init", "q_init")}, self.game)
+            self.evaluations = EvaluationSchedule(evaluator, ev, self.learner.step,
+                                                  self._keep_for_evaluation, self._log_evaluation)
         self.publish()
-
-    def _check_gpus(self) -> None:
-        """Refuse a layout that asks Ray for more GPUs than its cluster has (its actors would
-        wait for them for ever)."""
-        hw, ev = self.hardware, self.eval_settings
-        parts = {f"{hw.actors} actors x hardware.gpus_per_actor={hw.gpus_per_actor:g}": hw.actors * hw.gpus_per_actor,
-                 f"hardware.learner_gpus={hw.learner_gpus:g}": hw.learner_gpus,
-                 f"eval.num_gpus={ev.num_gpus:g}": ev.num_gpus if ev.enabled else 0.0}
-        need = sum(parts.values())
-        have = ray.cluster_resources().get("GPU", 0.0)
-        if need > have + 1e-9:
-            raise ValueError(f"the hardware settings ask Ray for {need:g} GPUs ("
-                             + " + ".join(k for k, v in parts.items() if v) + f"), but its cluster "
-                             f"has {have:g}; choose settings for this machine (hardware=cpu, or "
-                             f"hardware.actors / gpus_per_actor / learner_gpus)")
-
-    def _place_learner(self, here) -> None:
-        """Reserve ``hardware.learner_gpus`` of a GPU on this node for the learner (it trains in
-        this process, which Ray does not place) and move it to its device: the GPU Ray assigned
-        when ``learner_device`` is cuda. Sets :attr:`learner_gpu_ids` (the ids Ray gave the
-        reservation; empty without one)."""
-        hw = self.hardware
-        self.learner_gpu_ids = []
-        device = hw.learner_device
-        if hw.learner_gpus > 0:
-            self.learner_reservation = RemoteGpuReservation.options(
-                num_gpus=hw.learner_gpus, scheduling_strategy=here).remote()
-            try:
-                self.learner_gpu_ids = ray.get(self.learner_reservation.gpu_ids.remote(), timeout=120)
-            except ray.exceptions.GetTimeoutError:
-                raise ValueError(f"Ray could not reserve hardware.learner_gpus={hw.learner_gpus:g} "
-                                 f"GPU for the learner on this node within 120 s (the learner runs "
-                                 f"on the node train.py runs on)") from None
-            if device == "cuda":
-                device = f"cuda:{cuda_index(self.learner_gpu_ids[0])}"
-        self.learner.to(device)
 
     def _resume(self, path: Path, state: dict) -> dict:
         """Load the checkpoint ``state``; say which settings differ from its run's. Returns the
         buffer's sampling generator state."""
-        stored = state.get("model_config")
-        mismatch = (f"checkpoint {path} holds a {state['model_name']} network of another shape "
-                    f"than this run's model {self.model_name}; resume with the code that wrote "
-                    f"it, or start a new run (name=...)")
-        # Filled in as built: shapes stored before a field existed take its default.
-        if stored is not None and dataclasses.asdict(stored_shape(stored)) != self.model_config:
-            raise ValueError(f"{mismatch}. Stored: {stored}; this run: {self.model_config}")
+        mismatch = shape_mismatch(path, state, self.model_name, self.model_config)
+        if mismatch is not None:
+            raise ValueError(mismatch)
         try:
             self.learner.load_state_dict(state["learner"])
         except RuntimeError as err:  # checkpoints written before shapes were stored
-            raise ValueError(f"{mismatch}. {err}") from None
+            raise ValueError(f"{wrong_shape(path, state['model_name'], self.model_name)}. {err}") from None
         self.counters = Counters(**state["counters"])  # older ones lack seconds and curve_points
         self._clock_start = _clock()
         torch.set_rng_state(state["rng"]["torch"])
@@ -269,18 +199,6 @@ class Trainer:
         if summary_path.is_file():
             return json.loads(summary_path.read_text())
         return {"step": self.learner.step, **dataclasses.asdict(self.counters)}
-
-    def _archive_config(self) -> None:
-        """``config.json`` is this start's config; ``configs/`` keeps every start's."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        record = json.dumps({"config": self.config, "source": source(), "init_from": self.init_from,
-                             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "step": self.learner.step,
-                             "pid": os.getpid()}, indent=2)
-        archive = self.run_dir / "configs"
-        archive.mkdir(exist_ok=True)
-        write_atomic(archive / f"config_{len(list(archive.glob('config_*.json'))):04d}_step{self.learner.step}.json",
-                     record)
-        write_atomic(self.run_dir / "config.json", record)
 
     def _count_from_buffer(self, report: bool) -> None:
         """Games and positions played: what the buffer has received (the one source of truth)."""
@@ -409,7 +327,8 @@ class Trainer:
             payload["init_from"] = self.init_from
         path = save_checkpoint(self.run_dir / "checkpoints", self.learner.step, payload,
                                self.schedule.keep_checkpoints)
-        self._evaluate_new_checkpoint()
+        if self.evaluations is not None:
+            self.evaluations.after_checkpoint(self.learner.step)
         self.metrics.flush()
         return path
 
@@ -430,44 +349,17 @@ class Trainer:
                      f"({self.elapsed() / 60:.1f} minutes)")
 
     # ------------------------------------------------------------------ evaluation
-    def _evaluate_new_checkpoint(self, due: bool = False) -> None:
-        """Log a finished evaluation; give the idle evaluator the newest weights when at least
-        ``every_steps`` steps have passed or it is ``due`` (a checkpoint that comes while it is
-        busy is skipped)."""
-        if self.evaluator is None:
-            return
-        self._collect_evaluation(wait=False)
-        step = self.learner.step
-        due = due or step - self._evaluated_step >= self.eval_settings.every_steps
-        if self._evaluating is None and due:
-            # Its own copy of the network: the training checkpoints rotate away.
-            path = save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
-                                self.learner.weights(), json.dumps(self.config),
-                                model_config=self.model_config, init_from=self.init_from)
-            self._evaluating = self.evaluator.evaluate.remote(str(path), step)
-            self._evaluated_step = step
+    def _keep_for_evaluation(self, step: int) -> Path:
+        """The learner's network of ``step`` in ``run_dir/eval/checkpoints``, for the evaluator."""
+        return save_network(self.run_dir / "eval" / "checkpoints", step, self.model_name,
+                            self.learner.weights(), json.dumps(self.config),
+                            model_config=self.model_config, init_from=self.init_from)
 
-    def _collect_evaluation(self, wait: bool) -> None:
-        if self._evaluating is None:
-            return
-        done, _ = ray.wait([self._evaluating], timeout=None if wait else 0)
-        if not done:
-            return
-        point = ray.get(self._evaluating)
-        self._evaluating = None
+    def _log_evaluation(self, point: dict) -> None:
         self.metrics.evaluation(point)
         self.say(f"evaluation of step {point['step']}: win rate {point['win_rate']:.1%} "
                  f"[{point['ci_low']:.1%}, {point['ci_high']:.1%}] (equal seat {point['equal_seat']:.1%}) "
                  f"in {point['games']} games")
-
-    def _finish_evaluations(self) -> None:
-        """Wait for the evaluation under way and, if wanted, evaluate the last step too."""
-        if self.evaluator is None:
-            return
-        self._collect_evaluation(wait=True)
-        if self.eval_settings.final and self._evaluated_step < self.learner.step:
-            self._evaluate_new_checkpoint(due=True)
-            self._collect_evaluation(wait=True)
 
     # ------------------------------------------------------------------ run
     def run(self) -> dict[str, Any]:
@@ -485,7 +377,8 @@ class Trainer:
                 self.checkpoint()
                 loss = f"loss {self.last_losses['loss/total']:.3f} " if self.last_losses else ""
                 bar.set_postfix_str(f"{loss}games {self.counters.games}")
-            self._finish_evaluations()
+            if self.evaluations is not None:
+                self.evaluations.finish(self.learner.step)
             info = self.buffer_info()
             device = self.learner.device
             learner_peak = int(torch.cuda.max_memory_reserved(device)) if device.type == "cuda" else 0

@@ -31,9 +31,11 @@ from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
 from .evaluators import PlayoutPriors, RolloutEvaluator
-from .selection import PUCT, UCB1, ProgressiveHistory, progressive_history_select, puct_select, ucb1_select
+from .puct import puct_select
+from .selection import PUCT, UCB1, ProgressiveHistory
 from .shapes import MaxN, TreeShape
 from .tree import NOT_EXPANDED, UNKNOWN_PLAYER, Tree
+from .ucb import progressive_history_select, ucb1_select
 
 #: Simulations per kernel call under a time budget (the clock is read between calls).
 TIMED_CHUNK = 16
@@ -56,7 +58,7 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
       size: the tree's rows in use.
       hist_sum, hist_count: Progressive History's table [P, A] (used by its rule).
       rule: the selection rule, UCB1 (C = ``c``), PROGRESSIVE_HISTORY (also W = ``w``) or PUCT
-        (``c_base``, ``c_init``, ``q_init``, ``q_from_parent``, as :func:`puct_scores`).
+        (``c_base``, ``c_init``, ``q_init``, ``q_from_parent``, as :func:`.puct.puct_scores`).
       tie_seed: the tree's tie-break seed.
       lo, hi: the value scale; u_lo, u_hi: the game's utility range.
       expand_threshold: visits before a leaf is expanded.

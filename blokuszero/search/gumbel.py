@@ -14,7 +14,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .selection import SelectionRule, argmax_random_ties
+from .selection import SelectionRule
+from .tie_break import argmax_random_ties
 from .tree import Tree
 
 _TINY = np.finfo(np.float32).tiny

@@ -16,7 +16,7 @@ import numpy as np
 from ..games.base import State
 from .enhancements import Enhancement
 from .gumbel import completed_q_sigma, improved_policy
-from .selection import argmax_random_ties
+from .tie_break import argmax_random_ties
 from .tree import ROOT, Tree
 
 

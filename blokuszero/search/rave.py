@@ -39,7 +39,8 @@ import numba as nb
 import numpy as np
 
 from .enhancements import Enhancement, Simulation
-from .selection import SelectionRule, argmax_random_ties
+from .selection import SelectionRule
+from .tie_break import argmax_random_ties
 from .tree import ROOT, Tree
 
 FORMS = ("fuego", "gelly_silver")

@@ -12,7 +12,8 @@ are relative to the current player. (The paper's Table 1, "the player to move of
 before s", can also be read as the mover at s-7; one frame keeps each colour on one plane index.)
 
 The network's 4 values and the value targets z are in the same frame: index j = the colour
-j turns after the mover; :func:`to_mover_frame` and :func:`from_mover_frame` convert. Policy
+j turns after the mover; :func:`~blokuszero.games.encoding.to_mover_frame` and
+:func:`~blokuszero.games.encoding.from_mover_frame` convert. Policy
 logits and targets need no conversion: they are indexed by placement id (30,433), which names
 squares and a piece, never a colour (the mover is the colour that plays it).
 

@@ -28,7 +28,7 @@ def _colour_index(colour: int) -> int:
 
 
 class BlokusState(State):
-    """A Blokus position. All data lives in :class:`rules.Arrays` for the numba kernels."""
+    """A Blokus position. All data lives in :class:`.rules.Arrays` for the numba kernels."""
 
     __slots__ = ("arrays",)
 

@@ -1,6 +1,6 @@
 """The 8 symmetries of the Blokus board as maps on squares, placements and colours.
 
-Symmetry k maps square (x, y) by :func:`tables.dihedral` (0 identity, 1-3 rotations by 90,
+Symmetry k maps square (x, y) by :func:`.tables.dihedral` (0 identity, 1-3 rotations by 90,
 180, 270 degrees counter-clockwise, 4-7 mirror images). Each maps the starting corners onto
 each other and so relabels the colours: colour c's pieces become colour ``COLOR_MAP[k, c]``'s.
 

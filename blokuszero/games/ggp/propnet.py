@@ -17,7 +17,8 @@ from ..numba_random import stream_seed
 from .gdl import Description
 from .kif import Term
 from .propnet_compiler import SAMPLE_STEPS, compile_network
-from .propnet_kernels import next_state, playout
+from .propnet_kernels import next_state
+from .propnet_playout import uniform_playout
 from .reasoner import Grounding, Reasoner
 
 
@@ -82,8 +83,8 @@ class PropNet(Reasoner):
         ``record`` the base propositions after each step ([steps, num_base] uint8)."""
         stream = np.array([stream_seed()], dtype=np.uint64)
         with self._lock:
-            v, steps, movers, actions, trace = playout(state, self.net, self._live, stream,
-                                                        max_steps, record)
+            v, steps, movers, actions, trace = uniform_playout(state, self.net, self._live, stream,
+                                                               max_steps, record)
         if steps == -1:
             raise RuntimeError(f"a playout passed {max_steps} joint moves without ending")
         return (v, steps, movers, actions, trace) if record else (v, steps, movers, actions)

@@ -17,8 +17,9 @@ import numpy as np
 
 from .gdl import Description, _sccs, relation
 from .kif import Term, to_kif
-from .propnet_kernels import evaluate, sample_changes, start
+from .propnet_kernels import evaluate, start
 from .propnet_network import Live, Network, new_live
+from .propnet_playout import sample_changes
 from .reasoner import Grounding
 
 _ROOTS = ("legal", "goal", "terminal", "next")

@@ -1,6 +1,6 @@
 """The propositional network's numba kernels: evaluation from scratch, the differential update
-(watched literals), a joint move, and whole random playouts (:mod:`.propnet_network` holds the
-arrays they work on).
+(watched literals) and a joint move (:mod:`.propnet_network` holds the arrays they work on,
+:mod:`.propnet_playout` plays whole games with them).
 
 The network keeps one state of its own (:class:`~.propnet_network.Live`) and moves it
 differentially (:func:`_change`): a changed atom visits only the instances watching it, and
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-
-from ..numba_random import stream_below
 
 
 @nb.njit(cache=True)
@@ -251,73 +249,3 @@ def next_state(v, joint, net, live):
     _sync(v, net, live)
     _step(joint, net, live)
     return live.values.copy()
-
-
-@nb.njit(cache=True)
-def playout(v, net, live, stream, max_steps, record):
-    """Uniformly random joint moves to the end (or to a state where a role has no legal
-    move), drawn from the SplitMix64 stream whose state is ``stream[0]`` (advanced in place).
-    Returns the final values, the steps played (-1 past ``max_steps``), the (role, action) of
-    every real choice (roles with one legal move only are left out, except that a step where
-    nobody has a choice records the first role, as it is the mover) and, with ``record``, the
-    base propositions of every position after a step ([steps, num_base]; else [0, num_base])."""
-    _sync(v, net, live)
-    v = live.values
-    num_base, legal_start, legal_atom, legal_action = (net.num_base, net.legal_start,
-                                                       net.legal_atom, net.legal_action)
-    num_roles = legal_start.shape[0] - 1
-    movers = np.empty(max_steps * num_roles, dtype=np.int64)
-    actions = np.empty(max_steps * num_roles, dtype=np.int64)
-    joint = np.empty(num_roles, dtype=np.int64)
-    trace = np.empty((64 if record else 0, num_base), dtype=np.uint8)
-    x = stream[0]
-    n = 0
-    steps = 0
-    while not (net.terminal_atom >= 0 and v[net.terminal_atom] == 1):
-        if steps == max_steps:
-            stream[0] = x
-            return v.copy(), -1, movers[:n], actions[:n], trace[:0]
-        chose = False
-        for r in range(num_roles):
-            count = 0
-            for k in range(legal_start[r], legal_start[r + 1]):
-                count += v[legal_atom[k]]
-            if count == 0:  # not well formed: ends the game, as GgpState does
-                stream[0] = x
-                return v.copy(), steps, movers[:n], actions[:n], trace[:steps if record else 0]
-            pick, x = stream_below(count, x)
-            for k in range(legal_start[r], legal_start[r + 1]):
-                if v[legal_atom[k]] == 1:
-                    if pick == 0:
-                        joint[r] = legal_action[k]
-                        break
-                    pick -= 1
-            if count > 1:
-                movers[n] = r
-                actions[n] = joint[r]
-                n += 1
-                chose = True
-        if not chose:
-            movers[n] = 0
-            actions[n] = joint[0]
-            n += 1
-        _step(joint, net, live)
-        if record:
-            if steps == trace.shape[0]:  # double the rows kept
-                grown = np.empty((2 * steps, num_base), dtype=np.uint8)
-                grown[:steps] = trace
-                trace = grown
-            trace[steps] = v[:num_base]
-        steps += 1
-    stream[0] = x
-    return v.copy(), steps, movers[:n], actions[:n], trace[:steps if record else 0]
-
-
-@nb.njit(cache=True)
-def sample_changes(init, net, live, stream, steps):
-    """Random games from ``init`` (drawn from ``stream``) for about ``steps`` joint moves; the
-    network counts how often each atom changes (``live.changes``)."""
-    played = 0
-    while played < steps:
-        n = playout(init, net, live, stream, steps - played, False)[1]
-        played += steps - played if n < 0 else max(n, 1)

@@ -7,8 +7,9 @@ propositional network's state arrays: the outcomes of ``n`` playouts, the policy
 ``z / (N T) sum_t psi(s_t, a_t)`` of simulation balancing and
 ``psi(s, a) = grad_theta log pi(s, a) = phi(s, a) - sum_b pi(s, b) phi(s, b)``. Gradients come
 back sparse (feature indices, values). Outcomes ``z`` are one role's goal rescaled from 0..100
-to -1..+1 (win +1, draw 0, loss -1 in two-player games). The playouts are the policy's own
-kernel, recording the trajectories the gradients read (one kernel for playing and learning).
+to -1..+1 (win +1, draw 0, loss -1 in two-player games). The playouts are the network's one
+playout loop (:func:`~blokuszero.games.ggp.propnet_playout.playout`) under the policy, recording
+the trajectories the gradients read (one loop for playing and learning).
 """
 
 from __future__ import annotations
@@ -21,14 +22,10 @@ import numpy as np
 
 from ...files import write_atomic
 from ...games.ggp.game import GgpGame
-from ...games.ggp.softmax_policy import (
-    MAX_FEATURES,
-    SoftmaxPolicy,
-    _buffers,
-    _index,
-    _playout,
-    _policy_at,
-)
+from ...games.ggp.propnet_playout import playout
+from ...games.ggp.softmax_features import feature_index, policy_at, trajectory_buffers
+from ...games.ggp.softmax_policy import MAX_FEATURES, SoftmaxPolicy
+from ...games.numba_random import stream_seed
 
 
 # ---------------------------------------------------------------- kernels
@@ -40,7 +37,7 @@ def _add_psi(spec, moves, m, chosen, pairs, probs, weight, g):
         coef = weight * ((1.0 if x == chosen else 0.0) - probs[x])
         if coef != 0.0:
             for q in range(pairs.shape[0]):
-                g[_index(moves[x], pairs[q], spec)] += coef
+                g[feature_index(moves[x], pairs[q], spec)] += coef
 
 
 @nb.njit(cache=True)
@@ -58,11 +55,13 @@ def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, g):
     ``record``, also g += sum over them of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
     policy gradient, ``g`` dense)."""
     z = np.empty(sims)
-    tp, tm, tq, tc = _buffers()
+    tp, tm, tq, tc = trajectory_buffers()
+    stream = np.empty(1, dtype=np.uint64)
+    stream[0] = stream_seed()
     for k in range(sims):
-        v, t, _, _, tp, tm, tq, tc = _playout(v0, net, live, max_steps, theta, spec, record,
-                                              tp, tm, tq, tc)
-        if t < 0:
+        v, steps, t, _, _, _, tp, tm, tq, tc = playout(v0, net, live, stream, max_steps, record,
+                                                       theta, spec, tp, tm, tq, tc)
+        if steps < 0:
             raise RuntimeError("a playout passed the game's length bound without ending")
         z[k] = _goal(v, role, net) / 50.0 - 1.0
         if not record or t == 0 or z[k] == 0.0:  # a draw adds nothing
@@ -77,7 +76,7 @@ def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, g):
 @nb.njit(cache=True)
 def _log_gradient(v, role, chosen, net, theta, spec, g):
     """g += psi(s, a) for ``role``'s move at index ``chosen`` of its legal moves."""
-    moves, probs, pairs = _policy_at(v, role, net, theta, spec)
+    moves, probs, pairs = policy_at(v, role, net, theta, spec)
     _add_psi(spec, moves, moves.shape[0], chosen, pairs, probs, 1.0, g)
 
 

@@ -1,4 +1,4 @@
-"""Benchmark the search core on one core: MCTS-MaxN simulations per CPU-second in Blokus.
+"""MCTS-MaxN simulations per CPU-second in Blokus, on one core.
 
 Positions come from the Pentobi reference games: the opening (after 4 placements) and the
 middle game (after 30). Reports simulations per CPU-second (``time.process_time``, robust to a
@@ -20,7 +20,7 @@ alone. ``--profile`` splits a simulation's time into its parts with cProfile (th
 cProfile slows the Python parts more than the numba kernels, so the shares are an upper bound
 for Python). Usage::
 
-    python -m blokuszero.bench search [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
+    python -m blokuszero.bench blokus_mcts [--simulations 800] [--positions 5] [--rounds 2] [--python-loop]
         [--before ../main] [--pentobi pentobi-gtp] [--pentobi-levels 6 7] [--json out.json]
         [--split] [--profile] [--spec '{"preset": "alphazero", "checkpoint": PATH}' ...]
 """
@@ -69,7 +69,7 @@ def measure(states, simulations: int, python_loop: bool = False,
 
 def measure_before(directory: Path, simulations: int, positions: int) -> dict[str, dict]:
     """:func:`measure` of the package of the checkout in ``directory``, in a subprocess."""
-    out = run_in_checkout(directory, "search", ["--ours-json", "--simulations", str(simulations),
+    out = run_in_checkout(directory, "blokus_mcts", ["--ours-json", "--simulations", str(simulations),
                                                 "--positions", str(positions)])
     return json.loads(out.strip().splitlines()[-1])
 
@@ -163,7 +163,7 @@ def profile(states, simulations: int) -> tuple[float, list[tuple[str, float]]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    command = parser("search", __doc__)
+    command = parser("blokus_mcts", __doc__)
     command.add_argument("--simulations", type=int, default=800, help="simulations per search")
     command.add_argument("--positions", type=int, default=5, help="positions per game phase")
     command.add_argument("--rounds", type=int, default=1, help="alternating rounds of every measurement")
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{phase}: {r['simulation_us']:.0f} us per simulation, of which the playout "
                   f"{r['playout_us']:.0f} us ({r['playout_us'] / r['simulation_us']:.0%}); load "
                   f"{os.getloadavg()[0]:.1f}")
-        finish("search", args, parts, load_before)
+        finish("blokus_mcts", args, parts, load_before)
         return
     if args.profile:
         profiles = {}
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{phase}: {per_sim * 1e6:.0f} us per simulation under cProfile")
             for label, share in shares:
                 print(f"  {share:6.1%}  {label}")
-        finish("search", args, profiles, load_before)
+        finish("blokus_mcts", args, profiles, load_before)
         return
     if args.ours_json:
         print(json.dumps({phase: measure(positions_after(placements, args.positions), args.simulations)
@@ -236,4 +236,4 @@ def main(argv: list[str] | None = None) -> None:
         for name, rates in rows.items():
             ratio = "" if name == first else f"   first / this {np.mean(rows[first]) / np.mean(rates):5.2f}"
             print(f"{phase:8s} {name:18s} {np.mean(rates):9,.0f}  ({', '.join(f'{r:,.0f}' for r in rates)}){ratio}")
-    finish("search", args, results, load_before)
+    finish("blokus_mcts", args, results, load_before)

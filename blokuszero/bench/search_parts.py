@@ -1,4 +1,5 @@
-"""Search-core speed in CPU time, for side-by-side comparisons of two versions of the code.
+"""The search core's speed in parts, in CPU time, for side-by-side comparisons of two versions of
+the code.
 
 CPU time of this process (``time.process_time``), not wall time, so that other jobs on a
 shared machine disturb the figures less. Measures, each as a rate per CPU-second:
@@ -16,8 +17,8 @@ tree, alternating (ABBA) for ``--rounds`` rounds, and prints their medians and b
 by side; ``--compare A.jsonl B.jsonl`` prints the same table for two files of such lines gathered
 otherwise (each line one plain run)::
 
-    python -m blokuszero.bench core --before ../main --rounds 8
-    python -m blokuszero.bench core --compare /tmp/base.jsonl /tmp/new.jsonl
+    python -m blokuszero.bench search_parts --before ../main --rounds 8
+    python -m blokuszero.bench search_parts --compare /tmp/base.jsonl /tmp/new.jsonl
 
 Separate processes on a shared machine still differ by several percent from run to run (the
 unchanged engines' figures show it). ``--interleave OLD_TREE`` instead imports both versions
@@ -116,7 +117,7 @@ def side_by_side(old_tree: Path, rounds: int, scale: float) -> dict[str, list[di
     trees = {"before": old_tree, "this": ROOT}
     for r in range(rounds):
         for label in (("before", "this") if r % 2 == 0 else ("this", "before")):
-            out = run_in_checkout(trees[label], "core", ["--scale", str(scale)])
+            out = run_in_checkout(trees[label], "search_parts", ["--scale", str(scale)])
             runs[label].append(json.loads(out.splitlines()[0]))
     return runs
 
@@ -185,7 +186,7 @@ def _lines(path: Path) -> list[dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    command = parser("core", __doc__)
+    command = parser("search_parts", __doc__)
     command.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
                          help="print two files of measurements side by side instead of measuring")
     command.add_argument("--before", type=Path, metavar="OLD_TREE",
@@ -209,5 +210,5 @@ def main(argv: list[str] | None = None) -> None:
         results = measure(args.scale)
         print(json.dumps(results), flush=True)
     # The plain run's standard output is one JSON line, gathered into files for --compare.
-    finish("core", args, results, load_before, stream=None if args.compare or args.before or args.interleave
+    finish("search_parts", args, results, load_before, stream=None if args.compare or args.before or args.interleave
            else sys.stderr)
