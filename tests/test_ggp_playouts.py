@@ -10,7 +10,7 @@ from ggp_sheets import sheet_game, uct_first_places
 from test_ggp_reasoner import PICK3
 
 from blokuszero.games.ggp import GgpGame
-from blokuszero.search.playout_policies import PolicyRolloutEvaluator
+from blokuszero.search.rollout_evaluators import PolicyRolloutEvaluator
 
 
 def test_rewards_are_goals_rescaled_to_unit_range():

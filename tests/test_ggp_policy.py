@@ -11,7 +11,7 @@ from blokuszero.games.ggp.softmax_policy import SoftmaxPolicy
 from blokuszero.games.numba_random import seed_numba
 from blokuszero.knowledge.ggp.softmax_gradients import TrainableSoftmaxPolicy
 from blokuszero.rl import simulation_balancing as sb
-from blokuszero.search.playout_policies import PolicyRolloutEvaluator
+from blokuszero.search.rollout_evaluators import PolicyRolloutEvaluator
 
 # tic-tac-toe actions: (mark x y) = 3 (x - 1) + (y - 1), noop = 9
 # x: (1 1) (1 2) (3 1); o: (2 1) (2 2); o to move wins with (mark 2 3) = 5

@@ -23,7 +23,7 @@ from blokuszero.search import MCTS, PUCT, GumbelInterior, GumbelRoot, Tree, poli
 from blokuszero.search.alphazero import network_search
 from blokuszero.search.evaluators import Evaluation, Evaluator, UniformEvaluator
 from blokuszero.search.gumbel import completed_q_sigma, improved_policy, raw_value
-from blokuszero.search.policies import considered_visits
+from blokuszero.search.root_policies import considered_visits
 from blokuszero.settings import SettingError
 
 

@@ -15,8 +15,8 @@ from ..search.depth_first import DepthFirstConfig, DepthFirstSearch, keep_order
 from ..search.enhancements import PriorKnowledge
 from ..search.evaluators import RolloutEvaluator
 from ..search.mcts import MCTS, MCTSConfig, SearchResult
-from ..search.policies import choose_action, move_temperature
 from ..search.rave import RAVE
+from ..search.root_policies import choose_action, move_temperature
 from ..search.selection import PUCT, UCB1, ProgressiveHistory, UCB1Tuned
 from .base import Player, Resign
 from .registry import RAVE_OPTIONS, PlayerSpec

@@ -83,7 +83,7 @@ class RecordBuilder:
 
     def add(self, player: int, action: int, target_actions: np.ndarray, target_probs: np.ndarray) -> None:
         """Move ``action`` by ``player`` and the position's policy target (moves and their
-        probabilities: search.policies.policy_target; none for a position not recorded as a
+        probabilities: search.root_policies.policy_target; none for a position not recorded as a
         policy target)."""
         self.players.append(player)
         self.actions.append(action)

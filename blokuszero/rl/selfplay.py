@@ -23,7 +23,7 @@ from ..games.base import Game, State
 from ..search.alphazero import network_search
 from ..search.evaluators import Evaluator
 from ..search.mcts import MCTS
-from ..search.policies import choose_action, move_temperature, policy_target
+from ..search.root_policies import choose_action, move_temperature, policy_target
 from ..settings import SettingError
 from .config import LockstepSettings, SearchSettings
 from .records import GameRecord, RecordBuilder

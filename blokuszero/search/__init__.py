@@ -5,8 +5,8 @@ from .enhancements import Enhancement, HistoryTable, Simulation
 from .evaluators import Evaluation, Evaluator, PlayoutMixing, PlayoutPriors, RolloutEvaluator, UniformEvaluator
 from .gumbel import GumbelInterior
 from .mcts import MCTS, MCTSConfig, SearchResult
-from .policies import GumbelRoot, RootNoise, choose_action, move_temperature, policy_target
 from .rave import RAVE, AmafStatistics
+from .root_policies import GumbelRoot, RootNoise, choose_action, move_temperature, policy_target
 from .selection import PUCT, UCB1, ProgressiveHistory, SelectionRule, UCB1Tuned
 from .shapes import BRS, TREE_SHAPES, MaxN, Paranoid, TreeShape
 from .tree import Tree

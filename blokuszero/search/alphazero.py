@@ -1,6 +1,6 @@
 """The search of network players and self-play: AlphaZero's and the paper's (PUCT everywhere,
 Dirichlet noise on the root, the visit counts as move and target) or, with ``gumbel``, Gumbel
-MuZero's (:class:`~.policies.GumbelRoot` at the root, the deterministic
+MuZero's (:class:`~.root_policies.GumbelRoot` at the root, the deterministic
 :class:`~.gumbel.GumbelInterior` below it, no Dirichlet noise). One builder for both callers.
 """
 

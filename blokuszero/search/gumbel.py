@@ -4,7 +4,7 @@ et al. 2022, "Policy improvement by planning with Gumbel"; mctx's ``gumbel_muzer
 ``sigma(completed Q)`` of a node's children, the improved policy ``softmax(log pi + sigma(completed
 Q))`` and :class:`GumbelInterior`, the deterministic selection rule below the root. The root's part
 (Gumbel noise, sequential halving, the improved policy as the target) is a root policy:
-:class:`~.policies.GumbelRoot`.
+:class:`~.root_policies.GumbelRoot`.
 """
 
 from __future__ import annotations

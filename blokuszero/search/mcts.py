@@ -7,7 +7,7 @@ is a part passed in (mctx's ``search.py`` in spirit):
   shapes the backed-up value;
 - the selection rule (:mod:`.selection`, :mod:`.rave`) scores the children available;
 - the evaluator (:mod:`.evaluators`, or a network) values a leaf and may give priors;
-- enhancements (:mod:`.enhancements`, root noise in :mod:`.policies`) seed new nodes and
+- enhancements (:mod:`.enhancements`, root noise in :mod:`.root_policies`) seed new nodes and
   see every simulation.
 
 Values live on the evaluator's scale ``value_bounds``; terminal returns are mapped there
@@ -49,7 +49,7 @@ from ..settings import Settings, setting
 from .compiled import TIMED_CHUNK, compiled_parts, simulate
 from .enhancements import Enhancement, Simulation
 from .evaluators import Evaluation, Evaluator
-from .policies import GumbelRoot, RootNoise
+from .root_policies import GumbelRoot, RootNoise
 from .selection import SelectionRule
 from .shapes import TREE_SHAPES, MaxN, TreeShape
 from .simultaneous import Exp3

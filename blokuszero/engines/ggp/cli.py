@@ -7,7 +7,7 @@ import logging
 import threading
 
 from ...players.ggp.uct import parse_experience
-from ...search.playout_policies import POLICIES
+from ...search.rollout_evaluators import POLICIES
 from .. import options
 from ..options import (
     EngineParser,

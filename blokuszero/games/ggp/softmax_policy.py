@@ -41,7 +41,7 @@ MAX_FEATURES = 1 << 20
 class SoftmaxPolicy:
     """``pi(s, a) ∝ exp(phi(s, a) . theta)`` for a GDL game compiled to a propositional network:
     ``probabilities``, ``features`` and ``playout(state)`` for
-    :class:`~blokuszero.search.playout_policies.PolicyRolloutEvaluator`, and the reader of its
+    :class:`~blokuszero.search.rollout_evaluators.PolicyRolloutEvaluator`, and the reader of its
     weights' file (:class:`blokuszero.knowledge.ggp.softmax_gradients.TrainableSoftmaxPolicy` adds
     the gradients and writes them).
     A playout draws from a SplitMix64 stream seeded from numba's generator (seed that with

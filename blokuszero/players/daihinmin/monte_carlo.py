@@ -33,7 +33,7 @@ from ...games.daihinmin.tables import action_to_table
 from ...games.daihinmin.tracker import TableTracker
 from ...knowledge.daihinmin.opponent_model import IMPROVED, NUM_MODEL_ENTRIES, OpponentModel, log_probabilities
 from ...search.mcts import MCTS, MCTSConfig
-from ...search.policies import choose_action
+from ...search.root_policies import choose_action
 from ...search.selection import UCB1Tuned
 from ...settings import SettingError
 from ..base import Player

@@ -22,7 +22,7 @@ from ...games.ggp.boards import ENCODINGS, BoardEncoder
 from ...games.ggp.softmax_policy import SoftmaxPolicy
 from ...search.experience import SearchExperience
 from ...search.mcts import MCTS, MCTSConfig
-from ...search.playout_policies import POLICIES, PolicyRolloutEvaluator
+from ...search.rollout_evaluators import POLICIES, PolicyRolloutEvaluator
 from ...search.selection import UCB1
 from ...settings import SettingError
 from ..registry import PlayerSpec
