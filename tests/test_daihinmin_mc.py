@@ -11,6 +11,7 @@ import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
+from blokuszero.games.daihinmin.actions import PASS
 from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker
@@ -32,6 +33,7 @@ from blokuszero.players.daihinmin.default_client import DefaultClient
 from blokuszero.players.daihinmin.monte_carlo import MonteCarloPlayer, playout_roles
 from blokuszero.players.daihinmin.playouts import RolePlayouts, play_out
 from blokuszero.players.factory import make_client, parse_client_spec
+from blokuszero.search.mcts import SearchResult
 from blokuszero.search.ucb import ucb1_tuned_scores
 
 LOG = Path(__file__).parent / "data" / "daihinmin_default5_match1.log"
@@ -299,3 +301,30 @@ def test_mc_client_plays_a_match_through_the_tables():
         make_client(game, parse_client_spec("mc:greedy"))
     with pytest.raises(ValueError, match="self_playout must be one of"):
         make_client(game, parse_client_spec("mc:model/greedy"))
+
+
+def test_always_lead_never_passes_on_an_empty_field(monkeypatch):
+    # Two searchers left last may pass in turn on the empty field until the stall rule draws their
+    # ranks (a record FujiGokoro's client never finishes replaying); always_lead plays instead.
+    state = DaihinminGame(first_game=True).new_initial_state(seed=3)
+    while state.current_player() < 0:
+        outcomes, _ = state.chance_outcomes()
+        state.apply_action(int(outcomes[0]))
+    assert state.s[K.S_FIELD] < 0 and PASS in state.legal_actions()
+    legal = state.legal_actions()
+    visits = np.where(legal == PASS, 50, np.arange(len(legal)))  # the search favours passing
+    result = SearchResult(actions=legal, movers=np.full(len(legal), state.current_player()), visits=visits,
+                          values=np.full((len(legal), 5), 0.5), prior=np.full(len(legal), 1 / len(legal)),
+                          root_value=np.full(5, 0.5), simulations=int(visits.sum()), tree_size=len(legal) + 1)
+    chosen = {}
+    for always_lead in (False, True):
+        player = MonteCarloPlayer(playouts=5, always_lead=always_lead, seed=0)
+        monkeypatch.setattr(player.mcts, "search", lambda s: result)
+        chosen[always_lead] = player.choose_action(state)
+    assert chosen == {False: PASS, True: int(legal[-1])}  # the most visited play
+    spec = parse_client_spec("mc:model/default:3000:always-lead")
+    assert spec == {"kind": "daihinmin_mc", "playout": "model", "self_playout": "default", "simulations": 3000,
+                    "always_lead": True}
+    assert make_client(DaihinminGame(), spec, seed=1).player.always_lead
+    with pytest.raises(ValueError, match="unknown client"):
+        parse_client_spec("mc:model:10:lead")

@@ -120,6 +120,7 @@ class PlayerOptions(Settings):
     experience: dict | str | None = setting()
     switch_time_limit: float | None = setting(low=0)
     self_playout: str = setting()
+    always_lead: bool = setting()
 
 
 # Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
@@ -265,14 +266,16 @@ def make_client(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | No
 
 
 #: The command lines' forms of a table client's spec, for their help.
-CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs]] (e.g. mc, mc:default:500, "
-                "mc:random:0.5s, mc:model/model:100) | a JSON spec ({\"kind\": \"daihinmin_mc\", ...})")
+CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs][:always-lead]] (e.g. mc, mc:default:500, "
+                "mc:random:0.5s, mc:model/model:100, mc:model/default:3000:always-lead) | a JSON spec "
+                "({\"kind\": \"daihinmin_mc\", ...})")
 
 
 def parse_client_spec(text: str) -> dict[str, Any]:
     """The spec of a table client written on a command line (:data:`CLIENT_SPECS`): ``default``
     the standard client; ``mc`` the Monte Carlo client, optionally with its playout policies
-    (opponents'/own) and budget; or a JSON spec mapping. Options are checked by
+    (opponents'/own), budget and ``always-lead`` (never pass on an empty field); or a JSON spec
+    mapping. Options are checked by
     :func:`make_client`."""
     if text.lstrip().startswith("{"):
         try:
@@ -282,6 +285,9 @@ def parse_client_spec(text: str) -> dict[str, Any]:
     if text == "default":
         return {"kind": "daihinmin_default"}
     parts = text.split(":")
+    always_lead = len(parts) == 4 and parts[3] == "always-lead"
+    if always_lead:
+        parts = parts[:3]
     if parts[0] != "mc" or len(parts) > 3:
         raise ValueError(f"unknown client {text!r}; known: {CLIENT_SPECS}")
     spec: dict[str, Any] = {"kind": "daihinmin_mc"}
@@ -299,4 +305,6 @@ def parse_client_spec(text: str) -> dict[str, Any]:
                 spec["simulations"] = int(budget)
         except ValueError:
             raise ValueError(f"budget {budget!r} in {text!r} is neither playouts nor SECONDSs") from None
+    if always_lead:
+        spec["always_lead"] = True
     return spec

@@ -77,7 +77,8 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
     # Daihinmin's flat Monte Carlo (fumiya's): the budget as the other searches name it (each
     # simulation one playout; time_limit in wall seconds), the opponents' playout policy and the
     # searcher's own (self_playout), UCB1-tuned's c. A table client or a player.
-    PlayerKind("daihinmin_mc", frozenset({"simulations", "time_limit", "playout", "self_playout", "c"}),
+    PlayerKind("daihinmin_mc", frozenset({"simulations", "time_limit", "playout", "self_playout", "c",
+                                          "always_lead"}),
                "daihinmin.monte_carlo:make_monte_carlo_player",
                check="daihinmin.monte_carlo:check_options", budget=True,
                client="daihinmin.monte_carlo:make_monte_carlo_client"),

@@ -5,7 +5,10 @@ starts from a fresh determinization of the searching player's information state,
 children are its legal moves, chosen by UCB1-tuned, and nothing is expanded below them
 (``expand_threshold`` out of reach), so a simulation is one root move and one playout. The
 playout's result is the player's final rank mapped onto [0, 1] (the game's returns, linear in
-the rank). The move played is the most visited.
+the rank). The move played is the most visited. The rules let a player pass on an empty field; two
+searchers left last may then pass in turn until the stall rule draws their ranks at random, which
+a client that replays games by its own rules may never see end (FujiGokoro's hangs). With
+``always_lead`` the searcher never passes on an empty field, as the default client never does.
 
 :class:`MonteCarloPlayer` plays engine states (in-process matches, tests);
 :class:`MonteCarloClient` plays from the UECda table stream (``blokuszero-uecda --player mc``,
@@ -21,6 +24,7 @@ core gained one general rule (UCB1-tuned) and nothing of Daihinmin.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +32,7 @@ import numpy as np
 
 from ...games.base import Game, State
 from ...games.daihinmin import DaihinminGame
+from ...games.daihinmin import rules as K
 from ...games.daihinmin.actions import NUM_PLAYERS, PASS
 from ...games.daihinmin.tables import action_to_table
 from ...games.daihinmin.tracker import TableTracker
@@ -62,14 +67,16 @@ def playout_roles(playout: str, self_playout: str | None = None) -> tuple[int, i
 class MonteCarloPlayer(Player):
     """Flat determinized Monte Carlo with UCB1-tuned at the root; budget ``playouts`` per
     decision and/or ``seconds`` (whichever ends first); ``playout`` the opponents' playout
-    policy and ``self_playout`` the searcher's own (:func:`playout_roles`). Model roles play the models in
+    policy and ``self_playout`` the searcher's own (:func:`playout_roles`); ``always_lead``: never
+    pass on an empty field. Model roles play the models in
     :attr:`playout_models`; a player without a model plays ``random``."""
 
     def __init__(self, playouts: int = 1000, seconds: float | None = None,
                  playout: str = "random", self_playout: str | None = None, c: float = 1.0,
-                 seed: int | np.random.Generator | None = None,
+                 always_lead: bool = False, seed: int | np.random.Generator | None = None,
                  game: DaihinminGame | None = None) -> None:
         self.opponent_role, self.own_role = playout_roles(playout, self_playout)
+        self.always_lead = always_lead
         config = MCTSConfig(simulations=playouts,
                             time_limit=seconds, expand_threshold=ROOT_ONLY, reuse_tree=False,
                             determinized=True)
@@ -99,8 +106,13 @@ class MonteCarloPlayer(Player):
             return int(legal[0])  # nothing to decide (a pass, a forced gift)
         self.role_playouts.roles = self.roles(state.current_player())
         self.role_playouts.logp = self.playout_models[0] if self.playout_models else _NO_MODELS
-        self.last_result = self.mcts.search(state)
-        return choose_action(self.last_result, 0.0, self.mcts.rng)
+        self.last_result = result = self.mcts.search(state)
+        keep = result.actions != PASS
+        if self.always_lead and state.s[K.S_FIELD] < 0 and keep.any():  # an empty field: play, never pass
+            result = dataclasses.replace(result, actions=result.actions[keep], movers=result.movers[keep],
+                                         visits=result.visits[keep], values=result.values[keep],
+                                         prior=result.prior[keep])
+        return choose_action(result, 0.0, self.mcts.rng)
 
 
 class MonteCarloClient:
@@ -160,7 +172,7 @@ def make_monte_carlo_player(game: Game, spec: PlayerSpec, rng: np.random.Generat
     if not isinstance(game, DaihinminGame):
         raise ValueError(f"a daihinmin_mc player plays Daihinmin, not {game.name}")
     names = {"simulations": "playouts", "time_limit": "seconds", "playout": "playout",
-             "self_playout": "self_playout", "c": "c"}
+             "self_playout": "self_playout", "c": "c", "always_lead": "always_lead"}
     return MonteCarloPlayer(**{names[k]: v for k, v in spec.settings.items() if k in names}, seed=rng,
                             game=game)
 
