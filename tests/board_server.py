@@ -1,4 +1,4 @@
-"""A web board (``python -m blokuszero.engines.board``) in a child process on a free loopback port,
+"""A web board (``python -m blokuszero.engines.blokus.board``) in a child process on a free loopback port,
 and plain HTTP requests to it, for the board's tests."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class BoardServer:
     :meth:`post` answer (status, JSON or text)."""
 
     def __init__(self, args: list[str], cwd: Path | None = None) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "blokuszero.engines.board", "--port", "0", *args],
+        self.process = subprocess.Popen([sys.executable, "-m", "blokuszero.engines.blokus.board", "--port", "0", *args],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd)
         self.banner = self.process.stdout.readline()
         found = re.search(r"http://([\d.]+):(\d+)/", self.banner)

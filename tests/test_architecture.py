@@ -137,12 +137,6 @@ def test_search_nn_and_rl_know_no_particular_game():
 FAMILY_NAMES = {"blokus": ("blokus",), "go": ("go",), "daihinmin": ("daihinmin", "uecda"), "ggp": ("ggp",)}
 #: The parts where a family's code lives in a folder named for the family (``match/daihinmin/``).
 FAMILY_PARTS = ("knowledge", "players", "match", "engines")
-#: Modules not yet in their family's folder, each with the reason. The test fails once one of them
-#: conforms, so that it leaves this list.
-NOT_YET_IN_FAMILY_FOLDERS = {
-    **dict.fromkeys(("engines.board.records", "engines.board.server", "engines.board.table"),
-                    "the Blokus web board is its own program (blokuszero-board), beside the Blokus engine"),
-}
 
 
 def family_folder_faults(graph: dict[str, set[str]]) -> list[str]:
@@ -168,12 +162,7 @@ def family_folder_faults(graph: dict[str, set[str]]) -> list[str]:
 def test_each_family_has_its_own_folders():
     """A family's players, match glue, engine and learned knowledge are found by folder name alone."""
     faults = family_folder_faults(import_graph())
-    waiting = {f"blokuszero.{m}" for m in NOT_YET_IN_FAMILY_FOLDERS}
-    unexpected = [f for f in faults if f.split(" ")[0] not in waiting]
-    assert not unexpected, "modules outside their family's folder:\n" + "\n".join(unexpected)
-    conforming = sorted(waiting - {f.split(" ")[0] for f in faults})
-    assert not conforming, "now in their family's folder: remove from NOT_YET_IN_FAMILY_FOLDERS:\n" + "\n".join(
-        conforming)
+    assert not faults, "modules outside their family's folder:\n" + "\n".join(faults)
 
 
 def test_the_family_check_sees_a_module_in_the_wrong_room():

@@ -306,14 +306,14 @@ def test_bad_command_lines_stop_the_board_with_one_line(tmp_path):
         (["--player", "x=random", "--analysis", "x"], "not one of the MCTS or network players"),
         (["--records", str(tmp_path / "none")], "is not a directory"),
     ]:
-        done = subprocess.run([os.sys.executable, "-m", "blokuszero.engines.board", "--port", "0", *args],
+        done = subprocess.run([os.sys.executable, "-m", "blokuszero.engines.blokus.board", "--port", "0", *args],
                               capture_output=True, text=True, timeout=120)
         last = done.stderr.strip().splitlines()[-1]
         assert done.returncode != 0 and reason in last and "Traceback" not in done.stderr, (args, done.stderr)
 
 
 def test_the_default_player_is_the_shipped_network():
-    from blokuszero.engines.board.cli import SHIPPED_NETWORK, build, parse_args
+    from blokuszero.engines.blokus.board.cli import SHIPPED_NETWORK, build, parse_args
 
     table, _ = build(parse_args([]))
     assert table.specs == {"network": {"preset": "network", "checkpoint": str(SHIPPED_NETWORK)}}
@@ -322,7 +322,7 @@ def test_the_default_player_is_the_shipped_network():
 
 
 def test_a_log_being_written_shows_its_complete_games_and_a_damaged_one_is_refused(tmp_path):
-    from blokuszero.engines.board.records import RecordShelf
+    from blokuszero.engines.blokus.board.records import RecordShelf
 
     lines = (DATA / "pentobi_random_games.jsonl").read_text().splitlines()
     (tmp_path / "games.jsonl").write_text(f"{lines[0]}\n{lines[1]}\n{lines[2][:80]}")  # a match under way

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from board_server import BoardServer
 
-from blokuszero.engines.board.cli import SHIPPED_NETWORK
+from blokuszero.engines.blokus.board.cli import SHIPPED_NETWORK
 from blokuszero.games.blokus import tables as T
 from blokuszero.games.blokus.game import BlokusState
 from blokuszero.games.blokus.notation import string_to_placement

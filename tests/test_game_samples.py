@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from blokuszero.engines.board.records import RecordShelf
+from blokuszero.engines.blokus.board.records import RecordShelf
 from blokuszero.games.blokus.game import BlokusState
 from blokuszero.games.go.sgf import read_sgf as read_go_sgf
 from blokuszero.games.numba_random import seed_numba

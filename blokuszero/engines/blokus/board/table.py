@@ -16,15 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from ... import __version__
-from ...games.blokus import tables as T
-from ...games.blokus.game import BlokusGame, BlokusState
-from ...games.blokus.notation import placement_to_string, string_to_placement
-from ...games.blokus.sgf import write_sgf
-from ...players.base import Player, PlayerFailure, Resign
-from ...players.factory import make_player
-from ...players.search_players import MCTSPlayer
-from ...protocols.gtp import GtpError
+from .... import __version__
+from ....games.blokus import tables as T
+from ....games.blokus.game import BlokusGame, BlokusState
+from ....games.blokus.notation import placement_to_string, string_to_placement
+from ....games.blokus.sgf import write_sgf
+from ....players.base import Player, PlayerFailure, Resign
+from ....players.factory import make_player
+from ....players.search_players import MCTSPlayer
+from ....protocols.gtp import GtpError
 from .records import GameLine, game_from_sgf
 
 #: A seat a person plays from the page.

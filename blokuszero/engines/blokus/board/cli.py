@@ -1,4 +1,4 @@
-"""Blokus in the browser: ``blokuszero-board`` (``python -m blokuszero.engines.board``).
+"""Blokus in the browser: ``blokuszero-board`` (``python -m blokuszero.engines.blokus.board``).
 
 Serves a page on 127.0.0.1 (``--host`` to change) where a person plays any colours against the
 players named here, steps through game records from the folders named here, saves and opens
@@ -19,15 +19,15 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from ...players.factory import PRESETS, player_settings
-from ...players.gtp_player import engine_argv
-from ...threads import set_math_threads
+from ....players.factory import PRESETS, player_settings
+from ....players.gtp_player import engine_argv
+from ....threads import set_math_threads
 from .records import RecordShelf
 from .server import LOOPBACK_NAMES, make_app
 from .table import PERSON, Table
 
 #: The shipped network (checkpoints/README.md), beside the package in a source checkout.
-SHIPPED_NETWORK = Path(__file__).resolve().parents[3] / "checkpoints" / "blokus_b2c32conv_gumbel.pt"
+SHIPPED_NETWORK = Path(__file__).resolve().parents[4] / "checkpoints" / "blokus_b2c32conv_gumbel.pt"
 
 _EPILOG = f"""\
 players (--player NAME=SPEC, repeatable): SPEC is a preset ({', '.join(sorted(PRESETS))})

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...games.blokus.game import BlokusState
-from ...games.blokus.notation import string_to_placement
-from ...games.blokus.sgf import read_sgf
-from ...games.sgf import read_main_line
-from ...match.runner import load_records
+from ....games.blokus.game import BlokusState
+from ....games.blokus.notation import string_to_placement
+from ....games.blokus.sgf import read_sgf
+from ....games.sgf import read_main_line
+from ....match.runner import load_records
 
 #: File names the shelf lists: Pentobi SGF and JSON-lines logs.
 SUFFIXES = (".blksgf", ".jsonl")

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from ...games.blokus import tables as T
+from ....games.blokus import tables as T
 from .records import RecordShelf
 from .table import PERSON, Table, describe
 
