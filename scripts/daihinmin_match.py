@@ -156,26 +156,52 @@ def summarize(points: np.ndarray, names: Sequence[str], block: int, seed: int, c
                             " points"))
 
 
-def report(path: str, pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]] | None) -> int:
-    """Print a kept match's summary again from its points file, the comparisons recomputed from
-    the points (``pairs`` None: the ones it was saved with)."""
+def _load_points(path: str) -> dict:
+    """A points file written by ``--points``, checked; ValueError names what is wrong."""
     try:
         with open(path) as f:
             stored = json.load(f)
-        points, names, block, seed = (np.array(stored["points"], dtype=float), stored["names"],
-                                      int(stored["block"]), int(stored["seed"]))
+        points = np.array(stored["points"], dtype=float)
+        names, block, seed = stored["names"], int(stored["block"]), int(stored["seed"])
     except (OSError, ValueError, KeyError) as err:
-        print(f"--report: {path} is not a points file written by --points ({err})", file=sys.stderr)
-        return 2
+        raise ValueError(f"{path} is not a points file written by --points ({err})") from None
     if points.ndim != 2 or points.shape[1] != len(names):
-        print(f"--report: {path} holds points of shape {points.shape} for {len(names)} players",
-              file=sys.stderr)
+        raise ValueError(f"{path} holds points of shape {points.shape} for {len(names)} players")
+    return {**stored, "points": points, "block": block, "seed": seed}
+
+
+def report(paths: Sequence[str], pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]] | None) -> int:
+    """Print the summary of kept matches again from their points files, the comparisons
+    recomputed from the points (``pairs`` None: the ones the first was saved with). Several files
+    of the same players and dependence block (matches on different seeds) are joined into one
+    sample: each but the last must hold whole blocks, so that no block spans two matches; the
+    bootstrap is seeded with the first match's seed, and thinking times are printed per file only."""
+    try:
+        matches = [_load_points(path) for path in paths]
+    except ValueError as err:
+        print(f"--report: {err}", file=sys.stderr)
         return 2
+    first = matches[0]
+    for path, match in zip(paths[1:], matches[1:]):
+        if (match["players"], match["block"]) != (first["players"], first["block"]):
+            print(f"--report: {path} has other players or another dependence block than {paths[0]}",
+                  file=sys.stderr)
+            return 2
+    for path, match in zip(paths[:-1], matches[:-1]):
+        if len(match["points"]) % match["block"]:
+            print(f"--report: {path} holds {len(match['points'])} games, not whole blocks of "
+                  f"{match['block']}: it can only come last", file=sys.stderr)
+            return 2
+    points = np.concatenate([m["points"] for m in matches])
+    names, block, seed = first["names"], first["block"], first["seed"]
     if pairs is None:
         pairs = [(tuple(int(n) for n in str(c["a_player"]).split("+")),
-                  tuple(int(n) for n in str(c["b_player"]).split("+"))) for c in stored["comparisons"]]
-    summarize(points, names, block, seed, compare(points, names, pairs, block, seed), stored.get("think_ms"),
-              f"{len(points)} games, seed {seed}, players {','.join(stored['players'])}")
+                  tuple(int(n) for n in str(c["b_player"]).split("+"))) for c in first["comparisons"]]
+    seeds = ", ".join(str(m["seed"]) for m in matches)
+    summarize(points, names, block, seed, compare(points, names, pairs, block, seed),
+              first.get("think_ms") if len(matches) == 1 else None,
+              f"{len(points)} games, seed{'s' if len(matches) > 1 else ''} {seeds}, players "
+              f"{','.join(first['players'])}")
     return 0
 
 
@@ -192,9 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", default=None,
                         help="paired differences between players: 'all' (the default) or pairs of "
                              "player numbers, a group joined by +, e.g. 0-1,0+1-2+3")
-    parser.add_argument("--report", default=None, metavar="POINTS",
-                        help="play nothing: print the summary of a match kept with --points again, "
-                             "its comparisons recomputed (--compare to ask for others)")
+    parser.add_argument("--report", default=None, metavar="POINTS", nargs="+",
+                        help="play nothing: print the summary of matches kept with --points again, "
+                             "several files (the same players on other seeds) joined, the comparisons "
+                             "recomputed (--compare to ask for others)")
     parser.add_argument("--rank-reset", type=int, default=100, help="FLASH_MIBUN_NUMBER")
     parser.add_argument("--seat-every", type=int, default=5, help="RULE_SEKIGAE_NUM")
     parser.add_argument("--host", default="127.0.0.1")

@@ -272,6 +272,21 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     assert script.main(["--report", str(saved), "--compare", "2-4"]) == 0
     d24 = points[:, 2] - points[:, 4]
     assert f"player 2 dflt2 - player 4 dflt4: {d24.mean():+.3f} points per pair" in capsys.readouterr().out
+    # Two matches of the same players join into one sample of their blocks.
+    assert script.main(["--report", str(saved), str(saved), "--compare", "0-1"]) == 0
+    joined = capsys.readouterr().out
+    assert joined.startswith("12 games, seeds 3, 3,") and "over 4 blocks of 3 games" in joined
+    d2 = np.concatenate([d, d])
+    low, high = block_bootstrap(d2, 3, seed=3)
+    assert f"player 0 dflt0 - player 1 dflt1: {d2.mean():+.3f} points per pair, 95% [{low:+.3f}, {high:+.3f}]" in joined
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**stored, "players": ["mc"] * 5}))
+    assert script.main(["--report", str(saved), str(other)]) == 2
+    assert "has other players or another dependence block" in capsys.readouterr().err
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps({**stored, "points": stored["points"][:4]}))
+    assert script.main(["--report", str(part), str(saved)]) == 2
+    assert "holds 4 games, not whole blocks of 3: it can only come last" in capsys.readouterr().err
     broken = tmp_path / "broken.json"
     broken.write_text('{"points": [[1, 2]]')
     assert script.main(["--report", str(broken)]) == 2
