@@ -109,6 +109,7 @@ class MonteCarloPlayer(Player):
         self.last_result = result = self.mcts.search(state)
         keep = result.actions != PASS
         if self.always_lead and state.s[K.S_FIELD] < 0 and keep.any():  # an empty field: play, never pass
+            # The search still spends simulations on the pass: the root's moves are the state's.
             result = dataclasses.replace(result, actions=result.actions[keep], movers=result.movers[keep],
                                          visits=result.visits[keep], values=result.values[keep],
                                          prior=result.prior[keep])
