@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,3 +292,19 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     broken.write_text('{"points": [[1, 2]]')
     assert script.main(["--report", str(broken)]) == 2
     assert f"--report: {broken} is not a points file written by --points" in capsys.readouterr().err
+
+
+
+@pytest.mark.parametrize("files, compare, mean, interval", [
+    (["docs/daihinmin_fujigokoro_seed7100.json"], "0-1", "+0.018", "[-0.103, +0.130]"),
+    (["docs/daihinmin_fujigokoro_2v2_seed7300.json", "docs/daihinmin_fujigokoro_2v2_seed7301.json"], "0+1-2+3",
+     "+0.051", "[-0.086, +0.191]"),
+])
+def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, mean, interval, capsys):
+    """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
+    root = Path(__file__).resolve().parents[1]
+    script = load_script("daihinmin_match")
+    assert script.main(["--report", *[str(root / f) for f in files], "--compare", compare]) == 0
+    assert f": {mean} points per pair, 95% {interval} (block bootstrap" in capsys.readouterr().out
+    benchmarks = " ".join((root / "BENCHMARKS.md").read_text().replace("**", "").split())
+    assert f"{mean} points per game, 95% {interval}" in benchmarks
