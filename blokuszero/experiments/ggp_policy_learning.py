@@ -103,6 +103,24 @@ def cpu_seconds() -> float:
     return time.process_time() + child.ru_utime + child.ru_stime
 
 
+def split_errors(policy: SoftmaxPolicy, train_data: sb.LabelledStates,
+                 test_data: sb.LabelledStates, game: GgpGame, sims: int, seed: int) -> dict:
+    """The MSE of ``sims``-playout means on the test states that are also training states
+    (``shared``) and on the others (``unshared``), with the evaluations' draws, and how many."""
+    from ..games.numba_random import seed_numba
+
+    keys = {s.key() for s in train_data.states(game)}
+    states = test_data.states(game)
+    shared = np.array([s.key() in keys for s in states])
+    out: dict = {"shared_states": int(shared.sum()), "unshared_states": int((~shared).sum())}
+    for name, mask in (("shared", shared), ("unshared", ~shared)):
+        if mask.any():
+            seed_numba(sb.epoch_seed(seed, 0, 1))
+            out[name] = sb.evaluate(policy, [s for s, k in zip(states, mask) if k],
+                                    test_data.value[mask], sims)["mse_mean"]
+    return out
+
+
 def top3(policy: SoftmaxPolicy, game: GgpGame) -> list[float]:
     """The three largest move probabilities at the initial state."""
     return [round(float(p), 3) for p in np.sort(policy.probabilities(game.new_initial_state())[1])[::-1][:3]]
@@ -255,6 +273,15 @@ def report(results: dict, game_name: str, docs: Path, compare: list[str] = ()) -
               "UR; the 100-simulation MSE falls with SB, while with AL it dips below UR at first "
               "and then rises; at the initial state SB's top probabilities are about 0.57, 0.29, "
               "0.10 and AL's 0.94, 0.03, 0.01 (AL near-deterministic).", ""]
+    if results.get("split"):
+        sp = results["split"]
+        n = next(iter(sp.values()))
+        lines += [f"The test states split: {n['shared_states']} also training states, "
+                  f"{n['unshared_states']} not; MSE of {results['test_sims']}-simulation means on "
+                  f"each part at the last epoch (shared / not): " + ", ".join(
+                      f"{m.upper()} {sp[m].get('shared', float('nan')):.4f} / "
+                      f"{sp[m].get('unshared', float('nan')):.4f}"
+                      for m in ("ur", "al", "sb") if m in sp) + ".", ""]
     if results.get("exact"):
         e = results["exact"]
         lines += [f"V* against the exact minimax values of the test states: mean squared "
@@ -297,7 +324,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", help="a .kif file instead of --game's")
     parser.add_argument("--train", type=int, default=500)
     parser.add_argument("--test", type=int, default=100)
-    parser.add_argument("--simulations", type=int, default=10_000, help="UCT simulations per label (0: exact minimax, small games only)")
+    parser.add_argument("--simulations", type=int, default=10_000,
+                        help="UCT simulations per label (0: exact minimax, small games only)")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--M", type=int, default=100)
@@ -394,13 +422,20 @@ def main(argv: list[str] | None = None) -> None:
                                   train_eval=True, gradient=args.sb_gradient,
                                   length=args.sb_length)
             t = cpu_seconds()
+            before = len(results["history"].get(method, []))
             hist = sb.train(policy, ts, train_data, test_data, game, out / f"{method}.npz",
                             on_epoch=lambda r, m=method: log.info("%s %s", m, r))
-            results["train_cpu"][method] = round(cpu_seconds() - t, 1)  # this invocation
+            if len(hist) > before:  # the invocation that trained (a finished run only resumes)
+                results["train_cpu"][method] = round(cpu_seconds() - t, 1)
             results["history"][method] = hist
             results["top3"][method] = top3(policy, game)
+            results.setdefault("split", {})[method] = split_errors(
+                policy, train_data, test_data, game, args.test_sims, args.seed)
             policy.save(out / f"{method}_policy.npz")
             save()
+        results["split"]["ur"] = split_errors(TrainableSoftmaxPolicy(game), train_data,
+                                              test_data, game, args.test_sims, args.seed)
+        save()
     if "match" in stages:
         specs = {"ur": {"preset": "ggp_uct", "simulations": args.match_sims}}
         for m in ("al", "sb"):
