@@ -93,26 +93,37 @@ def test_al_gradient_matches_finite_differences_of_log_pi():
             assert (up - down) / (2 * eps) == pytest.approx(expect, abs=1e-6)
 
 
-def _enumerate(policy, state, role=0):
-    """Exact E[z], E[z sum_t psi] and E[z / T sum_t psi] (dense) under pi, and the set of T."""
+def _enumerate(policy, state, role=0, use_phi=False):
+    """Exact E[z] and E[z sum_t x] under pi, and every playout as (probability, z, choices,
+    steps, sum_t x) (dense), x = psi or, with ``use_phi``, phi, summed over the choices."""
     size = policy.size
     if state.is_terminal():
         z = state.returns()[role] / 50.0 - 1.0
-        return z, np.zeros(size), [(1.0, z, 0, np.zeros(size))]
+        return z, np.zeros(size), [(1.0, z, 0, 0, np.zeros(size))]
     moves, probs = policy.probabilities(state)
     paths = []
     for a, p in zip(moves, probs):
         child = state.clone()
         child.apply_action(int(a))
-        psi = np.zeros(size)
-        if len(moves) > 1:
+        x = np.zeros(size)
+        if len(moves) > 1 and use_phi:
+            x[policy.features(state, int(a))] = 1.0
+        elif len(moves) > 1:
             idx, vals = policy.log_gradient(state, int(a))
-            psi[idx] = vals
-        for q, z, t, s in _enumerate(policy, child, role)[2]:
-            paths.append((p * q, z, t + (len(moves) > 1), s + psi))
-    ez = sum(q * z for q, z, _, _ in paths)
-    ezs = sum(q * z * s for q, z, _, s in paths)
+            x[idx] = vals
+        for q, z, t, n, s in _enumerate(policy, child, role, use_phi)[2]:
+            paths.append((p * q, z, t + (len(moves) > 1), n + 1, s + x))
+    ez = sum(q * z for q, z, _, _, _ in paths)
+    ezs = sum(q * z * s for q, z, _, _, s in paths)
     return ez, ezs, paths
+
+
+def _kernel_mean(policy, state, seed, **variant):
+    seed_numba(seed)
+    idx, g, z = policy.outcome_gradient(state, 40_000, **variant)
+    got = np.zeros(policy.size)
+    got[idx] = g
+    return got, z
 
 
 def test_sb_gradient_is_the_gradient_of_the_mean_outcome():
@@ -122,7 +133,7 @@ def test_sb_gradient_is_the_gradient_of_the_mean_outcome():
     state = sb.replay(game, [0, 4, 8, 2, 6])
     assert len(state.legal_actions()) == 4
     ez, ezs, paths = _enumerate(policy, state)
-    ts = {t for _, _, t, _ in paths}
+    ts = {n for _, _, _, n, _ in paths}
     assert len(ts) > 1  # T varies here: g's 1/T is Algorithm 1's weighting, not a gradient
     eps = 1e-6
     used = np.flatnonzero(ezs)
@@ -135,28 +146,63 @@ def test_sb_gradient_is_the_gradient_of_the_mean_outcome():
         down = _enumerate(policy, state)[0]
         policy.theta[i] = keep
         assert (up - down) / (2 * eps) == pytest.approx(ezs[i], abs=1e-6)
-    # The kernel's estimate converges to E[z / T sum psi] (its expectation, exactly computed).
-    expect = sum(q * z / t * s for q, z, t, s in paths if t > 0)
-    seed_numba(11)
-    idx, g, z = policy.outcome_gradient(state, 40_000)
-    got = np.zeros(policy.size)
-    got[idx] = g
+    # The kernel's estimate converges to E[z / T sum psi], T the steps (its expectation,
+    # exactly computed).
+    expect = sum(q * z / n * s for q, z, _, n, s in paths if n > 0)
+    got, z = _kernel_mean(policy, state, 11)
     assert z.mean() == pytest.approx(ez, abs=0.02)
     assert np.abs(got - expect).max() < 0.01 and np.abs(expect).max() > 0.03
 
 
-def test_sb_gradient_over_constant_length_equals_the_gradient_over_t():
-    """Where every playout makes the same number T of choices, E[g] = grad E[z] / T."""
+def test_sb_length_choices_divides_by_the_choices_and_changes_nothing_else():
+    """Two empty cells, o to move and unable to win: o's choice, then x's forced last mark, so
+    T is 1 choice but 2 steps; with ``per_step=False`` E[g] = grad E[z] / 1, else / 2."""
     game = ttt()
     policy = random_policy(game, 8)
-    state = sb.replay(game, [0, 1, 2, 3, 4, 6, 5])  # two empty cells, o to move: T = 1
+    state = sb.replay(game, [0, 1, 2, 3, 4, 6, 5])
     ez, ezs, paths = _enumerate(policy, state)
-    assert {t for _, _, t, _ in paths} == {1} and np.abs(ezs).max() > 0.02
-    seed_numba(12)
-    idx, g, _ = policy.outcome_gradient(state, 40_000)
-    got = np.zeros(policy.size)
-    got[idx] = g
-    assert np.abs(got - ezs).max() < 0.02
+    assert {t for _, _, t, _, _ in paths} == {1} and {n for _, _, _, n, _ in paths} == {2}
+    by_steps = sum(q * z / n * s for q, z, _, n, s in paths)
+    assert np.abs(by_steps - ezs).max() > 0.01  # the two readings differ here
+    choices, z1 = _kernel_mean(policy, state, 12, per_step=False)
+    steps, z2 = _kernel_mean(policy, state, 12)
+    assert np.abs(choices - ezs).max() < 0.02 and np.abs(steps - by_steps).max() < 0.02
+    assert np.array_equal(z1, z2)  # the same playouts: only the weighting differs
+
+
+def test_sb_gradient_phi_sums_the_features_as_printed():
+    """``use_phi`` makes g the mean of z / T sum_t phi(s_t, a_t) over the choices; the playouts
+    are the same."""
+    game = ttt()
+    policy = random_policy(game, 9)
+    state = sb.replay(game, [0, 4, 8, 2, 6])
+    _, _, paths = _enumerate(policy, state, use_phi=True)
+    expect = sum(q * z / n * s for q, z, _, n, s in paths if n > 0)
+    phi, z1 = _kernel_mean(policy, state, 13, use_phi=True)
+    psi, z2 = _kernel_mean(policy, state, 13)
+    assert np.array_equal(z1, z2)
+    assert np.abs(phi - expect).max() < 0.01 and np.abs(phi - psi).max() > 0.05
+
+
+@pytest.mark.parametrize("field,value", [("method", "td"), ("gradient", "grad"),
+                                         ("length", "moves")])
+def test_unknown_variants_are_refused_in_one_line(field, value):
+    with pytest.raises(ValueError, match=f"^unknown {field} '{value}'; known: [^\\n]*$"):
+        sb.TrainSettings(**{"method": "sb", field: value})
+
+
+@pytest.mark.parametrize("flag", ["--sb-gradient", "--sb-length", "--test-draw", "--methods",
+                                  "--stages"])
+def test_the_script_refuses_an_unknown_variant_in_one_line(flag, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, str(root / "scripts" / "ggp_policy_learning.py"),
+                          flag, "bogus", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode != 0 and "unknown" in run.stderr and "'bogus'" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
 def test_outcomes_are_the_reference_roles_goal_on_minus_one_to_one():
@@ -268,3 +314,87 @@ def test_learned_policy_plugs_into_uct_and_round_trips_through_a_file(tmp_path):
                                 "policy_file": str(path)}, seed=0)
     state = game.new_initial_state()
     assert player.choose_action(state) in state.legal_actions()
+
+
+def test_label_cache_serves_a_prefix_and_grows(tmp_path, monkeypatch):
+    """States are drawn in sequence and labelled by number: the first n of a bigger cache are
+    the cache of n, and a smaller cache is extended, not remade."""
+    game = ttt()
+    base = sb.LabelSettings(game="tictactoe", digest="x", states=5, seed=3, simulations=30)
+    five = sb.load_or_label(game, tmp_path / "a.npz", base)
+    three = sb.load_or_label(game, tmp_path / "b.npz", sb.LabelSettings(**{**base.__dict__,
+                                                                           "states": 3}))
+    labelled = []
+    real = sb.label_states
+    monkeypatch.setattr(sb, "label_states",
+                        lambda g, p, s, first=0: labelled.append(first) or real(g, p, s, first))
+    grown = sb.load_or_label(game, tmp_path / "b.npz", base)  # 3 of 5 cached: 2 more
+    assert labelled == [3]
+    prefix = sb.load_or_label(game, tmp_path / "a.npz", sb.LabelSettings(**{**base.__dict__,
+                                                                            "states": 2}))
+    assert labelled == [3] and len(prefix.paths) == 2
+    for a, b in [(grown, five), (prefix, three)]:
+        n = len(a.paths)
+        assert all(np.array_equal(x, y) for x, y in zip(a.paths, b.paths[:n]))
+        np.testing.assert_array_equal(a.value, b.value[:n])
+    other = sb.load_or_label(game, tmp_path / "c.npz", sb.LabelSettings(**{**base.__dict__,
+                                                                           "draw": 1}))
+    assert any(not np.array_equal(x, y) for x, y in zip(other.paths, five.paths))
+
+
+def test_the_sb_variants_leave_al_alone_and_change_sb():
+    game = ttt()
+    train, test = _data(game, 8, 3), _data(game, 3, 4)
+
+    def run(method, **variant):
+        policy = TrainableSoftmaxPolicy(game)
+        settings = sb.TrainSettings(method, epochs=1, M=10, N=10, test_sims=10, seed=5,
+                                    alpha=0.1, **variant)
+        return sb.train(policy, settings, train, test, game), policy.theta.copy()
+
+    al = run("al")
+    assert all(np.array_equal(al[1], run("al", **v)[1])
+               for v in ({"gradient": "phi"}, {"length": "choices"}))
+    psi = run("sb")[1]
+    for v in ({"gradient": "phi"}, {"length": "choices"}):
+        assert not np.allclose(psi, run("sb", **v)[1])
+
+
+def test_every_match_game_replays_from_its_recorded_seeds():
+    from blokuszero.experiments.ggp_policy_learning import play_game, play_match
+
+    game = ttt()
+    specs = {"ur": {"preset": "ggp_uct", "simulations": 20}}
+    (w, d, lo), games = play_match(game, specs, "ur", "ur", 2, seed=3)
+    assert w + d + lo == 2 and len(games) == 2
+    for g in games:
+        assert play_game(game, specs, g["seats"], g["seeds"]) == g
+    assert games[0]["seeds"] != games[1]["seeds"]
+
+
+@pytest.mark.parametrize("draw", ["independent", "disjoint"])
+def test_the_test_draw_names_where_the_test_states_come_from(draw, tmp_path):
+    import json
+
+    from blokuszero.experiments.ggp_policy_learning import main
+
+    main(["--train", "30", "--test", "20", "--simulations", "10", "--epochs", "1", "--M", "2",
+          "--N", "2", "--test-sims", "2", "--methods", "sb", "--stages", "labels",
+          "--test-draw", draw, "--out", str(tmp_path)])
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["test_draw"] == draw
+    assert (tmp_path / "labels_test.npz").exists() == (draw == "independent")
+    if draw == "disjoint":
+        assert results["test_in_training"] == 0
+    else:  # a second draw by the same method meets the commonest states again
+        assert results["test_in_training"] > 0
+
+
+def test_labels_with_no_simulations_are_the_exact_minimax_values():
+    game = ttt()
+    settings = sb.LabelSettings(game="tictactoe", digest="x", states=2, seed=0, simulations=0)
+    paths = [np.array(O_WINS_NEXT), np.array([4, 0]), np.array([4, 1])]
+    value, best = sb.label_states(game, paths, sb.LabelSettings(**{**settings.__dict__,
+                                                                   "states": 3}))
+    assert value[0] == -1.0 and best[0] == 5  # o wins at once: -1 for x
+    assert value[1] == 0.0 and value[2] == 1.0  # x centre: o's corner draws, o's edge loses

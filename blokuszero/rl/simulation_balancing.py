@@ -4,16 +4,20 @@ Balancing (SPEC §6; seed 002, after Silver and Tesauro, "Monte-Carlo Simulation
 Training data (:func:`sample_states`, :func:`label_states`): distinct states, each drawn from a
 fresh uniformly random game among its states not drawn before; V*(s) the mean outcome of
 10,000 UCT simulations from s (the search core's MCTS, UCB1, uniform playouts), a*(s) the root
-move with the highest mean reward for the mover. Cached on disk with the settings that made
+move with the highest mean reward for the mover; or, for small games, the exact minimax values
+(``simulations=0``, :func:`exact_values`). Cached on disk with the settings that made
 them (:func:`load_or_label`), resumable every ``chunk`` states.
 
 Updates, for a linear softmax policy (:class:`LinearSoftmaxPolicy`) with learning rate alpha:
 
 - AL (Apprenticeship Learning): ``theta += alpha psi(s, a*)``, ``psi = grad log pi``;
 - SB (Algorithm 1): ``V = mean z`` over M playouts, ``g = sum z / (N T) sum_t psi(s_t, a_t)``
-  over N further playouts, ``theta += alpha (V*(s) - V) g``. The seed paper's pseudo-code writes
-  ``phi`` in g; Silver and Tesauro's has ``psi``, the gradient of the mean outcome (the tests check
-  it against finite differences), which is what is done here.
+  over N further playouts, ``theta += alpha (V*(s) - V) g``; T is the playout's steps
+  (s_1 .. s_T), the sum over its choices (a forced move's psi is 0). Two named variants
+  (:class:`TrainSettings`): ``gradient="phi"`` sums ``phi`` as the seed paper's pseudo-code
+  prints it (Silver and Tesauro's has ``psi``, the gradient of the mean outcome: the tests check
+  it against finite differences); ``length="choices"`` divides by the choices instead of the
+  steps (this module's reading before issue 43).
 
 Outcomes z are one reference role's (default the first), +1 / 0 / -1 for a win / draw / loss.
 An epoch is one update per training state, in the data's order; after each (and before the
@@ -44,6 +48,14 @@ from ..search.selection import UCB1
 log = logging.getLogger(__name__)
 
 METHODS = ("al", "sb")
+GRADIENTS = ("psi", "phi")  # what g sums: grad log pi (Silver and Tesauro), or phi as printed
+LENGTHS = ("steps", "choices")  # T: the playout's steps (the paper's s_1 .. s_T), or its choices
+
+
+def check_variant(name: str, value: str, known: tuple[str, ...]) -> None:
+    """A one-line ValueError unless ``value`` is one of ``known``."""
+    if value not in known:
+        raise ValueError(f"unknown {name} {value!r}; known: {', '.join(known)}")
 
 
 class LinearSoftmaxPolicy(Protocol):
@@ -60,8 +72,8 @@ class LinearSoftmaxPolicy(Protocol):
 
     def outcomes(self, state: State, sims: int, role: int = 0) -> np.ndarray: ...
 
-    def outcome_gradient(self, state: State, sims: int, role: int = 0
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def outcome_gradient(self, state: State, sims: int, role: int = 0, use_phi: bool = False,
+                         per_step: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
 
 # ---------------------------------------------------------------- training data
@@ -116,9 +128,49 @@ class LabelSettings:
     digest: str  # the rules' digest (a different sheet of the same name is a different game)
     states: int  # how many states
     seed: int  # the seed of the sampling and of the searches
-    simulations: int = 10_000  # UCT simulations per state
+    simulations: int = 10_000  # UCT simulations per state; 0: exact minimax (small games)
     c: float = 0.7  # UCB1's exploration constant on [0, 1] rewards (the GGP player's)
     role: int = 0  # the role whose outcome V* is
+    draw: int = 0  # which independent draw of states of this seed (the test set's is 1)
+
+    def stream(self, *key: int) -> np.random.Generator:
+        """The generator of this draw's sampling (``key`` 0) or state ``k``'s search (1, k)."""
+        return np.random.default_rng([self.seed, *key] + ([self.draw] if self.draw else []))
+
+
+def exact_values(game: Game, states: Sequence[State], role: int = 0) -> tuple[list[float], list[set[int]]]:
+    """Exact minimax values (of ``role``, on -1..1) and the optimal moves of two-player
+    zero-sum turn-taking ``states`` by memoised search (small games only)."""
+    memo: dict[int, float] = {}
+
+    def value(state) -> float:
+        key = state.key()
+        if key not in memo:
+            if state.is_terminal():
+                lo, hi = game.min_utility, game.max_utility  # onto -1 .. 1
+                memo[key] = 2.0 * (float(state.returns()[role]) - lo) / (hi - lo) - 1.0
+            else:
+                sign = 1 if state.current_player() == role else -1
+                kids = []
+                for a in state.legal_actions():
+                    child = state.clone()
+                    child.apply_action(int(a))
+                    kids.append(sign * value(child))
+                memo[key] = sign * max(kids)
+        return memo[key]
+
+    values, best = [], []
+    for s in states:
+        values.append(value(s))
+        sign = 1 if s.current_player() == role else -1
+        kids = {}
+        for a in s.legal_actions():
+            child = s.clone()
+            child.apply_action(int(a))
+            kids[int(a)] = sign * value(child)
+        top = max(kids.values())
+        best.append({a for a, v in kids.items() if v == top})
+    return values, best
 
 
 def label_states(game: Game, paths: Sequence[np.ndarray], settings: LabelSettings,
@@ -126,10 +178,14 @@ def label_states(game: Game, paths: Sequence[np.ndarray], settings: LabelSetting
     """(V*, a*) of each state: V* the mean outcome of the reference role over
     ``settings.simulations`` UCT simulations, rescaled to [-1, 1]; a* the root move with the
     highest mean reward for the mover. ``paths[i]`` is state number ``first + i`` of the data,
-    whose search is seeded by (seed, number)."""
+    whose search is seeded by (seed, number). ``simulations=0``: the exact minimax values and
+    the first optimal move (:func:`exact_values`; small games only)."""
+    if settings.simulations == 0:
+        exact, optimal = exact_values(game, [replay(game, p) for p in paths], settings.role)
+        return np.array(exact), np.array([min(o) for o in optimal], dtype=np.int64)
     values, best = [], []
     for k, path in enumerate(paths, start=first):
-        rng = np.random.default_rng([settings.seed, 1, k])
+        rng = settings.stream(1, k)
         state = replay(game, path)
         mcts = MCTS(game, MCTSConfig(simulations=settings.simulations, reuse_tree=False),
                     UCB1(c=settings.c), RolloutEvaluator(rng=rng.spawn(1)[0]), rng)
@@ -185,19 +241,29 @@ def load_or_label(game: Game, path: str | Path, settings: LabelSettings,
     """The labelled states cached at ``path`` if made with ``settings``; otherwise they are
     sampled and labelled, the file rewritten every ``chunk`` states (an interrupted run goes
     on from there). ``workers`` processes label chunks side by side; as each state's search
-    is seeded by its number, the labels do not depend on how many."""
+    is seeded by its number, the labels do not depend on how many. States are drawn in
+    sequence and labelled by number, so a cache of more states of otherwise the same settings
+    serves their first ``settings.states``, and one of fewer is extended."""
     path = Path(path)
     paths = value = best = None
     if path.exists():
         paths, value, best, stored = _read_labels(path)
-        if stored != asdict(settings):
+        stored = asdict(LabelSettings(**stored))  # older files lack the newer fields' defaults
+        if {**stored, "states": 0} != {**asdict(settings), "states": 0}:
             log.warning("%s was made with %s; remaking it for %s", path, stored, asdict(settings))
             paths = None
+        elif len(value) >= settings.states:
+            n = settings.states
+            return LabelledStates(paths[:n], value[:n], best[:n], settings)
+        else:
+            done = min(len(value), settings.states)
+            paths = sample_states(game, settings.states, settings.stream(0))
+            value, best = value[:done], best[:done]
     if paths is None:
-        paths = sample_states(game, settings.states, np.random.default_rng([settings.seed, 0]))
+        paths = sample_states(game, settings.states, settings.stream(0))
         value, best = np.zeros(0), np.zeros(0, dtype=np.int64)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _save_labels(path, paths, value, best, settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _save_labels(path, paths, value, best, settings)
     pool = None
     if workers > 1 and len(value) < len(paths):
         import concurrent.futures
@@ -232,10 +298,13 @@ def al_update(policy: LinearSoftmaxPolicy, state: State, best: int, alpha: float
 
 
 def sb_update(policy: LinearSoftmaxPolicy, state: State, value: float, alpha: float, M: int,
-              N: int, role: int = 0) -> float:
-    """Policy-gradient simulation balancing (Algorithm 1) on one state; returns V - V*."""
+              N: int, role: int = 0, gradient: str = "psi", length: str = "steps") -> float:
+    """Policy-gradient simulation balancing (Algorithm 1) on one state; returns V - V*.
+    ``gradient`` and ``length`` name the variant (:data:`GRADIENTS`, :data:`LENGTHS`)."""
+    check_variant("gradient", gradient, GRADIENTS)
+    check_variant("length", length, LENGTHS)
     v = float(policy.outcomes(state, M, role).mean())
-    idx, g, _ = policy.outcome_gradient(state, N, role)
+    idx, g, _ = policy.outcome_gradient(state, N, role, gradient == "phi", length == "steps")
     policy.theta[idx] += alpha * (value - v) * g
     return v - value
 
@@ -253,10 +322,13 @@ class TrainSettings:
     seed: int = 0
     role: int = 0  # the role whose outcomes are learned
     train_eval: bool = False  # also measure the errors on the training states after each epoch
+    gradient: str = "psi"  # SB: what g sums (GRADIENTS)
+    length: str = "steps"  # SB: what T counts (LENGTHS)
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"method {self.method!r} is not one of {METHODS}")
+        check_variant("method", self.method, METHODS)
+        check_variant("gradient", self.gradient, GRADIENTS)
+        check_variant("length", self.length, LENGTHS)
         if min(self.epochs, self.M, self.N, self.test_sims) < 1 or self.alpha <= 0:
             raise ValueError(f"epochs, M, N, test_sims must be >= 1 and alpha > 0: {self}")
 
@@ -346,6 +418,6 @@ def train(policy: LinearSoftmaxPolicy, settings: TrainSettings, train_data: Labe
                 al_update(policy, state, int(train_data.best[k]), settings.alpha)
             else:
                 sb_update(policy, state, float(train_data.value[k]), settings.alpha, settings.M,
-                          settings.N, settings.role)
+                          settings.N, settings.role, settings.gradient, settings.length)
         measure(epoch)
     return history

@@ -50,10 +50,18 @@ def _goal(v, r, net):
 
 
 @nb.njit(cache=True)
-def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, g):
+def _add_phi(spec, move, pairs, weight, g):
+    """g += weight * phi(s, move), ``pairs`` the true pairs of s."""
+    for q in range(pairs.shape[0]):
+        g[feature_index(move, pairs[q], spec)] += weight
+
+
+@nb.njit(cache=True)
+def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, use_phi, per_step, g):
     """Outcome z in [-1, 1] for ``role`` of each of ``sims`` playouts from ``v0``; with
-    ``record``, also g += sum over them of z / (sims T) sum_t psi(s_t, a_t) (Algorithm 1's
-    policy gradient, ``g`` dense)."""
+    ``record``, also g += sum over them of z / (sims T) sum_t x(s_t, a_t) over the choices
+    (Algorithm 1's policy gradient, ``g`` dense), x = phi with ``use_phi`` else psi, T the
+    playout's steps with ``per_step`` else its choices."""
     z = np.empty(sims)
     tp, tm, tq, tc = trajectory_buffers()
     stream = np.empty(1, dtype=np.uint64)
@@ -66,10 +74,13 @@ def _simulate(v0, sims, role, net, live, max_steps, theta, spec, record, g):
         z[k] = _goal(v, role, net) / 50.0 - 1.0
         if not record or t == 0 or z[k] == 0.0:  # a draw adds nothing
             continue
-        w = z[k] / (sims * t)
+        w = z[k] / (sims * (steps if per_step else t))
         for c in range(t):
-            _add_psi(spec, tm[tc[c, 2]:tc[c, 3]], tc[c, 3] - tc[c, 2], tc[c, 4],
-                     tp[tc[c, 0]:tc[c, 1]], tq[tc[c, 2]:tc[c, 3]], w, g)
+            if use_phi:
+                _add_phi(spec, tm[tc[c, 2] + tc[c, 4]], tp[tc[c, 0]:tc[c, 1]], w, g)
+            else:
+                _add_psi(spec, tm[tc[c, 2]:tc[c, 3]], tc[c, 3] - tc[c, 2], tc[c, 4],
+                         tp[tc[c, 0]:tc[c, 1]], tq[tc[c, 2]:tc[c, 3]], w, g)
     return z
 
 
@@ -123,17 +134,21 @@ class TrainableSoftmaxPolicy(SoftmaxPolicy):
         r = self.reasoner  # the kernels move the network's own state: hold its lock
         with r._lock:
             return _simulate(self._values(state), sims, role, r.net, r._live,
-                             self.game.max_game_length, self.theta, self.spec, False, self._acc.value)
+                             self.game.max_game_length, self.theta, self.spec, False, False,
+                             False, self._acc.value)
 
-    def outcome_gradient(self, state, sims: int, role: int = 0
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t psi(s_t, a_t)`` over
-        ``sims`` playouts (T_k the choices of playout k), sparse, and the outcomes."""
+    def outcome_gradient(self, state, sims: int, role: int = 0, use_phi: bool = False,
+                         per_step: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Simulation balancing's ``g = sum_k z_k / (sims T_k) sum_t x(s_t, a_t)`` over
+        ``sims`` playouts, sparse, and the outcomes: x is psi, or phi with ``use_phi`` (as the
+        seed paper prints it); T_k playout k's steps, or with ``per_step=False`` its choices
+        (moves drawn among several); the sum runs over the choices either way."""
         a = self._acc
         r = self.reasoner
         with r._lock:
             z = _simulate(self._values(state), sims, role, r.net, r._live,
-                          self.game.max_game_length, self.theta, self.spec, True, a.value)
+                          self.game.max_game_length, self.theta, self.spec, True,
+                          use_phi, per_step, a.value)
         idx, vals = a.take()
         return idx, vals, z
 
