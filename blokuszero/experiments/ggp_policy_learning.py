@@ -140,7 +140,7 @@ METHOD_NOTES = [
     "states drawn by the same method, the errors measured after every epoch with 100 playouts a "
     "state.",
     "- T: the paper's playout is (s_1, a_1, ..., s_T, a_T), T its steps; so is ours by default "
-    "(`--sb-length steps`). Before issue 43 T counted the choices (moves drawn among several), "
+    "(`--sb-length steps`). Until 2026-11-28 T counted the choices (moves drawn among several), "
     "one fewer when the last mark is forced: `--sb-length choices`.",
     "- g: the paper's pseudo-code prints phi(s_t, a_t) in g; its source (Silver and Tesauro 2009, "
     "the paper's [17]) has psi = grad log pi, which makes g the gradient of the mean outcome and "
@@ -151,7 +151,7 @@ METHOD_NOTES = [
     "- The test states: the paper draws them \"by the same method\", not saying whether states "
     "of the training set are excluded. Ours by default: a second, independent draw of 100 "
     "(`--test-draw independent`, seed stream 1), which may share states with the training set "
-    "(counted below); before issue 43 the test states were the 100 drawn after the 500 training "
+    "(counted below); until 2026-11-28 the test states were the 100 drawn after the 500 training "
     "states in one sequence (`--test-draw disjoint`: none shared, and rarer states, since the "
     "commonest were taken first).",
     "- Open in the paper, read here: the UCT behind V* and a* (ours: the search core's MCTS, "
@@ -165,7 +165,7 @@ METHOD_NOTES = [
 
 
 def _core_hours(seconds) -> str:
-    return "?" if seconds is None else f"{seconds / 3600:.4f}"
+    return "not run" if seconds is None else f"{seconds / 3600:.4f}"
 
 
 def compare_rows(dirs: list[str]) -> list[str]:

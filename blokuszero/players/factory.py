@@ -37,7 +37,7 @@ MCTS_MAXN = {"kind": "mcts", "tree": "maxn", "selection": "progressive_history",
 #: reuse, so AMAF statistics and pattern ids always refer to the current root.
 GO_RAVE = {"kind": "mcts", "selection": "rave", "form": "fuego", "c": 0.0, "k": 1.0, "l": 1.0,
            "playout": "uniform", "simulations": 1000, "reuse_tree": False}
-#: Go as Fuego plays it (issue 19): its playout rules, even-game prior knowledge as virtual
+#: Go as Fuego plays it: its playout rules, even-game prior knowledge as virtual
 #: wins on new nodes, and the subtree of the move played kept for the next search.
 GO_FUEGO = {**GO_RAVE, "playout": "fuego", "n_prior": 10, "reuse_tree": True}
 

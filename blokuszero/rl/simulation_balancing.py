@@ -17,7 +17,7 @@ Updates, for a linear softmax policy (:class:`LinearSoftmaxPolicy`) with learnin
   (:class:`TrainSettings`): ``gradient="phi"`` sums ``phi`` as the seed paper's pseudo-code
   prints it (Silver and Tesauro's has ``psi``, the gradient of the mean outcome: the tests check
   it against finite differences); ``length="choices"`` divides by the choices instead of the
-  steps (this module's reading before issue 43).
+  steps (this module's reading until 2026-11-28).
 
 Outcomes z are one reference role's (default the first), +1 / 0 / -1 for a win / draw / loss.
 An epoch is one update per training state, in the data's order; after each (and before the
