@@ -11,6 +11,8 @@
     # table (Markdown) and figure from what was played, beside the paper's figures
     python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] \\
         [--png docs/ggp_experience.png] [--records docs/ggp_experience_games.jsonl]
+    # the ablation over the paper's open choices on its headline cell:
+    # blokuszero.experiments.ggp_experience_ablation (ablation, ablation-report)
 
 A configuration is an encoding (``huffman``, ``appearance``, ``random``) and the Hamming
 distance ``d`` of the boards that seed a node (``huffman2``: Huffman, ``d`` = 2). Both players
@@ -59,13 +61,17 @@ PAPER = {
 PAPER_AVERAGE = {"d=0": 0.622, "d=2": 0.571, "switch": 0.631}
 
 
-def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int) -> dict:
-    """One game, the experience player in role ``exp_role``; the record."""
+def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int, *,
+              experience: dict | None = None, both: dict | None = None) -> dict:
+    """One game, the experience player in role ``exp_role``; the record. ``experience``: further
+    options of the experience player's table (readings of the paper's open choices);
+    ``both``: settings of both players' UCT instead of the defaults (``c``, ``reuse_tree``)."""
     rng = np.random.default_rng(seed)
-    base = {"kind": "ggp_uct", "c": C, "simulations": playouts, "playout": "uniform"}
+    base = {"kind": "ggp_uct", "c": C, "simulations": playouts, "playout": "uniform", **(both or {})}
+    table = {**parse_experience(config), **(experience or {})}
     players = []
     for role in range(game.num_players):
-        spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
+        spec = {**base, "experience": table} if role == exp_role else base
         players.append(make_player(game, spec, int(rng.integers(2**31))))
     state, start = game.new_initial_state(), time.process_time()
     moves = len(play(game, state, players).moves)
@@ -190,6 +196,7 @@ Notes on the method (where the paper leaves a choice open, what this implementat
 
 
 def cmd_report(args) -> None:
+    from . import ggp_experience_ablation  # it imports this module
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
     cells = tally(records)
@@ -265,8 +272,8 @@ def cmd_report(args) -> None:
     for path in (args.doc, args.png, args.records):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.doc:
-        Path(args.doc).write_text(text)
+    if args.doc:  # the ablation's section, made by ablation-report, is kept
+        Path(args.doc).write_text(text + ggp_experience_ablation.kept_section(args.doc))
     if args.png:
         plot(cells, games, main, Path(args.png))
     if args.records:  # every game with its seed, to replay any of them
@@ -335,9 +342,17 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--doc", default=None)
     r.add_argument("--png", default=None)
     r.add_argument("--records", default=None, help="write every game's record (seed included)")
+    from . import ggp_experience_ablation  # it imports this module
+
+    ablation = ggp_experience_ablation.add_commands(sub)
     args = parser.parse_args(argv)
     for name in getattr(args, "configs", []):
         if parse_experience(name) == "switch":
             raise ValueError("play takes encodings with a distance (huffman2, ...); see switch")
-    {"play": cmd_play, "switch": cmd_switch, "report": cmd_report}[args.command](args)
+    try:
+        for name in getattr(args, "variants", []):
+            ggp_experience_ablation.variant(name)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    {"play": cmd_play, "switch": cmd_switch, "report": cmd_report, **ablation}[args.command](args)
 
