@@ -137,7 +137,7 @@ def test_unknown_readings_and_variants_are_refused_in_one_line(capsys):
     with pytest.raises(SettingError, match="move reading 'mean'; known: real, all"):
         _player({"move": "mean"})
     with pytest.raises(SystemExit) as e:
-        ggp_experience.main(["ablation", "--variants", "baseline", "c=9"])
+        ablation.main(["ablation", "--variants", "baseline", "c=9"])
     message = str(e.value)
     assert "\n" not in message and "'c=9'" in message and "tree=fresh" in message
 
@@ -192,8 +192,8 @@ def test_ablation_interleaves_pairs_by_seed_resumes_and_reports(tmp_path, monkey
     for _ in range(2):  # the section is replaced, not repeated
         ablation.cmd_ablation_report(report)
     text = doc.read_text()
-    assert text.startswith("# The report\n\nits tables\n\n" + ablation.ABLATION_HEADING)
-    assert text.count(ablation.ABLATION_HEADING) == 1
+    assert text.startswith("# The report\n\nits tables\n\n" + ggp_experience.ABLATION_HEADING)
+    assert text.count(ggp_experience.ABLATION_HEADING) == 1
     assert "| baseline |" in text and "| tree=fresh |" in text and "| 2, " in text
     assert (tmp_path / "kept.jsonl").read_text().splitlines() == out.read_text().splitlines()
-    assert ablation.kept_section(str(doc)) == "\n" + text[text.index(ablation.ABLATION_HEADING):]
+    assert ggp_experience.kept_section(str(doc)) == "\n" + text[text.index(ggp_experience.ABLATION_HEADING):]

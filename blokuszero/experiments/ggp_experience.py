@@ -11,8 +11,8 @@
     # table (Markdown) and figure from what was played, beside the paper's figures
     python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] \\
         [--png docs/ggp_experience.png] [--records docs/ggp_experience_games.jsonl]
-    # the ablation over the paper's open choices on its headline cell:
-    # blokuszero.experiments.ggp_experience_ablation (ablation, ablation-report)
+    # ablation, ablation-report: the ablation over the paper's open choices on its headline
+    # cell (blokuszero.experiments.ggp_experience_ablation, whose main adds them)
 
 A configuration is an encoding (``huffman``, ``appearance``, ``random``) and the Hamming
 distance ``d`` of the boards that seed a node (``huffman2``: Huffman, ``d`` = 2). Both players
@@ -27,6 +27,7 @@ import datetime as dt
 import json
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -195,8 +196,21 @@ Notes on the method (where the paper leaves a choice open, what this implementat
 """
 
 
+#: The page's section that ``ablation-report`` writes (:mod:`.ggp_experience_ablation`) and
+#: ``report`` keeps when it rewrites the page.
+ABLATION_HEADING = "## Ablation over the paper's open choices (headline cell)"
+
+
+def kept_section(doc_path: str | None) -> str:
+    """The ablation section of the page at ``doc_path`` ('' without one)."""
+    if not doc_path or not Path(doc_path).exists():
+        return ""
+    text = Path(doc_path).read_text()
+    at = text.find(ABLATION_HEADING)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def cmd_report(args) -> None:
-    from . import ggp_experience_ablation  # it imports this module
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
     cells = tally(records)
@@ -273,7 +287,7 @@ def cmd_report(args) -> None:
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     if args.doc:  # the ablation's section, made by ablation-report, is kept
-        Path(args.doc).write_text(text + ggp_experience_ablation.kept_section(args.doc))
+        Path(args.doc).write_text(text + kept_section(args.doc))
     if args.png:
         plot(cells, games, main, Path(args.png))
     if args.records:  # every game with its seed, to replay any of them
@@ -317,7 +331,9 @@ def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> Non
     fig.savefig(path, dpi=100)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, more: Callable | None = None) -> None:
+    """The command line; ``more(subparsers)`` adds further subcommands and returns their
+    functions by name (the ablation's)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("play")
@@ -342,17 +358,11 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--doc", default=None)
     r.add_argument("--png", default=None)
     r.add_argument("--records", default=None, help="write every game's record (seed included)")
-    from . import ggp_experience_ablation  # it imports this module
-
-    ablation = ggp_experience_ablation.add_commands(sub)
+    commands = {"play": cmd_play, "switch": cmd_switch, "report": cmd_report,
+                **(more(sub) if more else {})}
     args = parser.parse_args(argv)
     for name in getattr(args, "configs", []):
         if parse_experience(name) == "switch":
             raise ValueError("play takes encodings with a distance (huffman2, ...); see switch")
-    try:
-        for name in getattr(args, "variants", []):
-            ggp_experience_ablation.variant(name)
-    except ValueError as e:
-        raise SystemExit(f"error: {e}") from None
-    {"play": cmd_play, "switch": cmd_switch, "report": cmd_report, **ablation}[args.command](args)
+    commands[args.command](args)
 

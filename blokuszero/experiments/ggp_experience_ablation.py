@@ -28,11 +28,11 @@ from pathlib import Path
 
 from ..games.ggp import GgpGame
 from ..match.stats import paired_difference, score_rate, sign_test, wilson_interval
-from .ggp_experience import RULES, C, deadline, play_game
+from . import ggp_experience
+from .ggp_experience import ABLATION_HEADING, RULES, C, deadline, play_game
 
 GAME, CONFIG, PLAYOUTS = "breakthrough", "huffman2", 500
 PAPER = (326, 174, 0)  # the paper's table 3: Breakthrough, Huffman d = 2, 500 games
-ABLATION_HEADING = "## Ablation over the paper's open choices (headline cell)"
 SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
@@ -86,7 +86,10 @@ def game_seed(seed: int, index: int) -> int:
 
 def cmd_ablation(args) -> None:
     """Play the variants' games into ``args.out`` (interleaved by game index, resumable)."""
-    variants = [variant(n) for n in args.variants]
+    try:
+        variants = [variant(n) for n in args.variants]
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     index, count = map(int, args.shard.split("/"))
     stop = deadline(args.until)
     out = Path(args.out)
@@ -167,16 +170,6 @@ def splice(doc: str, section: str) -> str:
     return head.rstrip("\n") + "\n\n" + section
 
 
-def kept_section(doc_path: str | None) -> str:
-    """The ablation section of the page at ``doc_path`` ('' without one): what the main report
-    keeps when it rewrites the page."""
-    if not doc_path or not Path(doc_path).exists():
-        return ""
-    text = Path(doc_path).read_text()
-    at = text.find(ABLATION_HEADING)
-    return "" if at < 0 else "\n" + text[at:]
-
-
 def cmd_ablation_report(args) -> None:
     """Render the ablation section into ``args.doc`` and copy the records to ``args.records``."""
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
@@ -205,3 +198,8 @@ def add_commands(sub) -> dict:
     r.add_argument("--doc", default="docs/ggp_experience.md")
     r.add_argument("--records", default="docs/ggp_experience_ablation.jsonl")
     return {"ablation": cmd_ablation, "ablation-report": cmd_ablation_report}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The experiment's command line with the ablation's subcommands."""
+    ggp_experience.main(argv, add_commands)
