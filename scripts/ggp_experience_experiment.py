@@ -1,7 +1,8 @@
-"""The similar-board search experience experiment's command line (play, switch, report):
-:mod:`blokuszero.experiments.ggp_experience` (its docstring has the usage)."""
+"""The similar-board search experience experiment's command line (play, switch, report:
+:mod:`blokuszero.experiments.ggp_experience`; ablation, ablation-report:
+:mod:`blokuszero.experiments.ggp_experience_ablation`; their docstrings have the usage)."""
 
-from blokuszero.experiments.ggp_experience import main
+from blokuszero.experiments.ggp_experience_ablation import main
 
 if __name__ == "__main__":
     main()

@@ -11,6 +11,8 @@
     # table (Markdown) and figure from what was played, beside the paper's figures
     python scripts/ggp_experience_experiment.py report [--doc docs/ggp_experience.md] \\
         [--png docs/ggp_experience.png] [--records docs/ggp_experience_games.jsonl]
+    # ablation, ablation-report: the ablation over the paper's open choices on its headline
+    # cell (blokuszero.experiments.ggp_experience_ablation, whose main adds them)
 
 A configuration is an encoding (``huffman``, ``appearance``, ``random``) and the Hamming
 distance ``d`` of the boards that seed a node (``huffman2``: Huffman, ``d`` = 2). Both players
@@ -25,6 +27,7 @@ import datetime as dt
 import json
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -59,13 +62,17 @@ PAPER = {
 PAPER_AVERAGE = {"d=0": 0.622, "d=2": 0.571, "switch": 0.631}
 
 
-def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int) -> dict:
-    """One game, the experience player in role ``exp_role``; the record."""
+def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int, *,
+              experience: dict | None = None, both: dict | None = None) -> dict:
+    """One game, the experience player in role ``exp_role``; the record. ``experience``: further
+    options of the experience player's table (readings of the paper's open choices);
+    ``both``: settings of both players' UCT instead of the defaults (``c``, ``reuse_tree``)."""
     rng = np.random.default_rng(seed)
-    base = {"kind": "ggp_uct", "c": C, "simulations": playouts, "playout": "uniform"}
+    base = {"kind": "ggp_uct", "c": C, "simulations": playouts, "playout": "uniform", **(both or {})}
+    table = {**parse_experience(config), **(experience or {})}
     players = []
     for role in range(game.num_players):
-        spec = {**base, "experience": parse_experience(config)} if role == exp_role else base
+        spec = {**base, "experience": table} if role == exp_role else base
         players.append(make_player(game, spec, int(rng.integers(2**31))))
     state, start = game.new_initial_state(), time.process_time()
     moves = len(play(game, state, players).moves)
@@ -189,6 +196,20 @@ Notes on the method (where the paper leaves a choice open, what this implementat
 """
 
 
+#: The page's section that ``ablation-report`` writes (:mod:`.ggp_experience_ablation`) and
+#: ``report`` keeps when it rewrites the page.
+ABLATION_HEADING = "## Ablation over the paper's open choices (headline cell)"
+
+
+def kept_section(doc_path: str | None) -> str:
+    """The ablation section of the page at ``doc_path`` ('' without one)."""
+    if not doc_path or not Path(doc_path).exists():
+        return ""
+    text = Path(doc_path).read_text()
+    at = text.find(ABLATION_HEADING)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def cmd_report(args) -> None:
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
@@ -265,8 +286,8 @@ def cmd_report(args) -> None:
     for path in (args.doc, args.png, args.records):
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.doc:
-        Path(args.doc).write_text(text)
+    if args.doc:  # the ablation's section, made by ablation-report, is kept
+        Path(args.doc).write_text(text + kept_section(args.doc))
     if args.png:
         plot(cells, games, main, Path(args.png))
     if args.records:  # every game with its seed, to replay any of them
@@ -310,7 +331,9 @@ def plot(cells: dict, games: list[str], main: dict[str, int], path: Path) -> Non
     fig.savefig(path, dpi=100)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, more: Callable | None = None) -> None:
+    """The command line; ``more(subparsers)`` adds further subcommands and returns their
+    functions by name (the ablation's)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("play")
@@ -335,9 +358,11 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--doc", default=None)
     r.add_argument("--png", default=None)
     r.add_argument("--records", default=None, help="write every game's record (seed included)")
+    commands = {"play": cmd_play, "switch": cmd_switch, "report": cmd_report,
+                **(more(sub) if more else {})}
     args = parser.parse_args(argv)
     for name in getattr(args, "configs", []):
         if parse_experience(name) == "switch":
             raise ValueError("play takes encodings with a distance (huffman2, ...); see switch")
-    {"play": cmd_play, "switch": cmd_switch, "report": cmd_report}[args.command](args)
+    commands[args.command](args)
 

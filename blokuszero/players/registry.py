@@ -67,8 +67,9 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
     PlayerKind("gtp", frozenset({"command"}), "gtp_player:make_gtp_player"),
     # GDL games' UCT: playout uniform, mast (tau), nst (epsilon) or softmax (policy_file, or a
     # policy object), the search experience and its switching rule.
-    PlayerKind("ggp_uct", frozenset({"c", "simulations", "time_limit", "playout", "tau", "epsilon", "policy_file",
-                                     "policy", "experience", "switch_time_limit"}),
+    PlayerKind("ggp_uct", frozenset({"c", "simulations", "time_limit", "reuse_tree", "playout", "tau",
+                                     "epsilon", "policy_file", "policy", "experience",
+                                     "switch_time_limit"}),
                "ggp.uct:make_uct_player", check="ggp.uct:check_options",
                budget=True),
     # The UECda standard client: a table client only.

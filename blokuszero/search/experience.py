@@ -7,7 +7,9 @@ reward and the visits, and is filled at backup from every board of every simulat
 part and the playout (:class:`SearchExperience` asks the evaluator for the playout's positions).
 When a simulation first reaches a node, the node receives the summed rewards and visits of every
 stored board within Hamming distance ``d`` of its own (seeded visits, told apart from real
-ones: the move played is the one with most real visits). With ``measure``, the tree distances
+ones: the move played is the one with most real visits). Where the paper leaves a choice open,
+:data:`READINGS` names the alternatives an ablation runs (the first of each is the default, the
+paper's text as this implementation reads it). With ``measure``, the tree distances
 of the similar boards found are counted (:func:`tree_distance`), what the switching rule of
 :mod:`blokuszero.players.ggp.experience_switch` reads.
 """
@@ -22,6 +24,24 @@ from .tree import ROOT, SEEDED_VISITS, Tree
 
 BOARD_KEY = "board_key"  # per tree row: the key of the node's board (uint64)
 BOARD_SEEN = "board_seen"  # per tree row: 1 once the node's board is known
+
+#: The readings of the paper's open choices, the default first: ``weight``, what a reached node
+#: receives (``sum``: the similar boards' summed rewards and visits, the paper's 3: 加算;
+#: ``mean``: their pooled mean reward as one visit); ``stored``, the boards added to the table
+#: at backup (``path+playout``: the simulation's tree path and its playout's positions, the
+#: paper's 3.2; ``path``: the tree path only); ``lifetime``, how long the table lives (``game``;
+#: ``move``: emptied at the start of each search).
+READINGS = {"weight": ("sum", "mean"), "stored": ("path+playout", "path"),
+            "lifetime": ("game", "move")}
+
+
+def check_reading(choice: str, reading: str) -> None:
+    """ValueError naming the known readings when ``reading`` is not one of ``choice``'s."""
+    if choice not in READINGS:
+        raise ValueError(f"unknown search experience choice {choice!r}; known: {', '.join(READINGS)}")
+    if reading not in READINGS[choice]:
+        raise ValueError(f"unknown {choice} reading {reading!r}; known: "
+                         f"{', '.join(READINGS[choice])}")
 
 
 def tree_distance(tree: Tree, node: int, origin: np.ndarray) -> int:
@@ -48,17 +68,22 @@ class SearchExperience(Enhancement):
     ``encoder`` gives board keys: ``encode(state) -> int`` and ``encode_boards(boards) ->
     uint64 array`` for the positions an evaluator records, and ``bits``, the key length.
     ``distance``: the Hamming distance ``d`` (0, 1, 2) of the boards that seed a node.
-    The table lasts for the life of the enhancement (one game): :meth:`reset` empties it.
+    ``weight``, ``stored``, ``lifetime``: the readings of :data:`READINGS`. With lifetime
+    ``game`` the table lasts for the life of the enhancement (one game; :meth:`reset` empties
+    it), with ``move`` it is emptied as each search begins.
     With ``measure`` the tree distances of the similar boards found are counted in
     ``distance_counts`` (the switching rule's measurement).
     """
 
-    needs_boards = True
-
-    def __init__(self, encoder, distance: int, measure: bool = False) -> None:
+    def __init__(self, encoder, distance: int, measure: bool = False, *, weight: str = "sum",
+                 stored: str = "path+playout", lifetime: str = "game") -> None:
         if distance not in (0, 1, 2):
             raise ValueError(f"the similarity distance d is 0, 1 or 2, not {distance}")
+        for choice, reading in (("weight", weight), ("stored", stored), ("lifetime", lifetime)):
+            check_reading(choice, reading)
         self.encoder, self.distance, self.measure = encoder, distance, measure
+        self.weight, self.stored, self.lifetime = weight, stored, lifetime
+        self.needs_boards = stored == "path+playout"  # the playouts' positions are recorded
         self.table: ExperienceTable | None = None
         self.generation = 0
         self.distance_counts = np.zeros(0, np.int64)
@@ -74,6 +99,8 @@ class SearchExperience(Enhancement):
     def begin(self, tree, num_players, num_actions, rng) -> None:
         if self.table is None or self.table.num_players != num_players:
             self.table = ExperienceTable(num_players, self.encoder.bits)
+        elif self.lifetime == "move":
+            self.table.clear()
         self.generation += 1
 
     def on_reach(self, tree: Tree, node: int, state) -> None:
@@ -87,6 +114,8 @@ class SearchExperience(Enhancement):
         if len(entries) == 0:
             return
         wsum, visits = self.table.totals(entries)
+        if self.weight == "mean":
+            wsum, visits = wsum / visits, 1
         tree.visits[node] += visits
         tree.value_sum[node] += wsum
         tree.array(SEEDED_VISITS, np.int64)[node] += visits
@@ -108,7 +137,7 @@ class SearchExperience(Enhancement):
         keys = tree.array(BOARD_KEY, np.uint64)[rows]
         origin = np.empty((len(rows), 4), np.int64)
         origin[:, 0], origin[:, 1], origin[:, 2], origin[:, 3] = self.generation, rows, 0, -1
-        if simulation.boards is not None and len(simulation.boards):
+        if self.needs_boards and simulation.boards is not None and len(simulation.boards):
             played = self.encoder.encode_boards(simulation.boards)
             leaf = int(path[-1])
             first = (int(simulation.actions[simulation.tree_moves])

@@ -142,6 +142,9 @@ class MCTSConfig(Settings):
     dirichlet_epsilon: float = setting(0.0, low=0, high=1)  # root noise weight (SPEC §3: 0.25 in self-play; 0 = off)
     dirichlet_alpha: float = setting(0.02, above=0)  # root noise concentration (SPEC §3: 0.02)
     reuse_tree: bool = setting(True)  # keep the subtree of the move played for the next search
+    # The root visits reported (the move played) count visits that enhancements seeded
+    # (search experience) too; False: real visits only.
+    count_seeded: bool = setting(False)
     virtual_loss: bool = setting(False)  # count pending leaves as lost visits (several leaves per tree)
     # Leaves selected before one evaluator call (a network's batch); > 1 needs virtual_loss,
     # so that the leaves of a batch spread over the tree instead of repeating one path.
@@ -437,7 +440,8 @@ class MCTS:
         tree = self.tree
         kids = tree.children(ROOT)
         visits = tree.visits[kids].copy()
-        if SEEDED_VISITS in tree.extra:  # report real visits: the move played is the most tried
+        if SEEDED_VISITS in tree.extra and not self.config.count_seeded:
+            # report real visits: the move played is the most tried
             visits -= tree.extra[SEEDED_VISITS][kids].astype(visits.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = tree.value_sum[kids] / tree.visits[kids][:, None]  # seeded values count

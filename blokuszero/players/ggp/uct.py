@@ -4,9 +4,13 @@ scale, with the similar-board search experience and its pre-game switching rule 
 
 ``experience`` adds the search experience (similar boards seed new nodes,
 :mod:`blokuszero.search.experience`): ``{"encoding": random | appearance | huffman,
-"distance": 0 | 1 | 2}``, optionally ``"measure": True``; or ``"switch"``: the pre-game
+"distance": 0 | 1 | 2}``, optionally ``"measure": True``, the readings of the paper's open choices
+(``weight``, ``stored``, ``lifetime``: :data:`~blokuszero.search.experience.READINGS`) and
+``move``: ``real`` (the move with most real visits, the paper's 4.2) or ``all`` (seeded visits
+counted too); or ``"switch"``: the pre-game
 switching rule picks Huffman with ``d`` = 2 or 0 (:func:`switch_distance`, within
-``switch_time_limit`` seconds).
+``switch_time_limit`` seconds). ``reuse_tree`` (default true): keep the subtree of the move
+played for the next search.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ...games.base import Game
 from ...games.ggp import GgpGame
 from ...games.ggp.boards import ENCODINGS, BoardEncoder
 from ...games.ggp.softmax_policy import SoftmaxPolicy
-from ...search.experience import SearchExperience
+from ...search.experience import READINGS, SearchExperience, check_reading
 from ...search.mcts import MCTS, MCTSConfig
 from ...search.rollout_evaluators import POLICIES, PolicyRolloutEvaluator
 from ...search.selection import UCB1
@@ -29,7 +33,9 @@ from ..registry import PlayerSpec
 from ..search_players import MCTSPlayer
 from .experience_switch import SimilarityReport, choose_distance, measure_similarity
 
-_EXPERIENCE_KEYS = {"encoding", "distance", "measure"}
+#: The move played with the search experience: most real visits, or seeded ones counted too.
+MOVE_READINGS = ("real", "all")
+_EXPERIENCE_KEYS = {"encoding", "distance", "measure", "move"} | set(READINGS)
 
 
 def check_options(s: Mapping[str, Any]) -> None:
@@ -57,6 +63,14 @@ def check_options(s: Mapping[str, Any]) -> None:
         raise SettingError("experience", f"encoding must be one of {list(ENCODINGS)}")
     if experience.get("distance", 0) not in (0, 1, 2):
         raise SettingError("experience", "distance must be 0, 1 or 2")
+    if experience.get("move", "real") not in MOVE_READINGS:
+        raise SettingError("experience", f"unknown move reading {experience['move']!r}; known: "
+                           f"{', '.join(MOVE_READINGS)}")
+    for choice in READINGS:
+        try:
+            check_reading(choice, experience.get(choice, READINGS[choice][0]))
+        except ValueError as e:
+            raise SettingError("experience", str(e)) from None
 
 
 def uct_player(game: GgpGame, s: Mapping[str, Any], rng: np.random.Generator) -> MCTSPlayer:
@@ -68,8 +82,10 @@ def uct_player(game: GgpGame, s: Mapping[str, Any], rng: np.random.Generator) ->
     evaluator = PolicyRolloutEvaluator(game, s.get("playout", "uniform"), rng=rng.spawn(1)[0],
                                        learned=learned,
                                        **{k: s[k] for k in ("tau", "epsilon") if k in s})
-    config = MCTSConfig(**{k: s[k] for k in ("simulations", "time_limit") if k in s})
     experience = s.get("experience")
+    count_seeded = isinstance(experience, Mapping) and experience.get("move", "real") == "all"
+    config = MCTSConfig(count_seeded=count_seeded,
+                        **{k: s[k] for k in ("simulations", "time_limit", "reuse_tree") if k in s})
     enhancements = ()
     if experience == "switch":
         d, _ = switch_distance(game, s, int(rng.integers(2**31)),
@@ -79,7 +95,8 @@ def uct_player(game: GgpGame, s: Mapping[str, Any], rng: np.random.Generator) ->
         encoder = BoardEncoder(game, experience.get("encoding", "huffman"),
                                seed=int(rng.integers(2**31)))
         enhancements = (SearchExperience(encoder, experience.get("distance", 0),
-                                         experience.get("measure", False)),)
+                                         experience.get("measure", False),
+                                         **{k: experience[k] for k in READINGS if k in experience}),)
     rule = UCB1(c=s["c"]) if "c" in s else UCB1()
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0],
                            enhancements=enhancements))
