@@ -143,6 +143,16 @@ def exact_values(game: Game, states: Sequence[State], role: int = 0) -> tuple[li
     zero-sum turn-taking ``states`` by memoised search (small games only)."""
     memo: dict[int, float] = {}
 
+    def children(state) -> dict[int, float]:
+        """Each legal move's child value, signed so that the mover maximises it."""
+        sign = 1 if state.current_player() == role else -1
+        kids = {}
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply_action(int(a))
+            kids[int(a)] = sign * value(child)
+        return kids
+
     def value(state) -> float:
         key = state.key()
         if key not in memo:
@@ -151,23 +161,13 @@ def exact_values(game: Game, states: Sequence[State], role: int = 0) -> tuple[li
                 memo[key] = 2.0 * (float(state.returns()[role]) - lo) / (hi - lo) - 1.0
             else:
                 sign = 1 if state.current_player() == role else -1
-                kids = []
-                for a in state.legal_actions():
-                    child = state.clone()
-                    child.apply_action(int(a))
-                    kids.append(sign * value(child))
-                memo[key] = sign * max(kids)
+                memo[key] = sign * max(children(state).values())
         return memo[key]
 
     values, best = [], []
     for s in states:
         values.append(value(s))
-        sign = 1 if s.current_player() == role else -1
-        kids = {}
-        for a in s.legal_actions():
-            child = s.clone()
-            child.apply_action(int(a))
-            kids[int(a)] = sign * value(child)
+        kids = children(s)
         top = max(kids.values())
         best.append({a for a, v in kids.items() if v == top})
     return values, best
@@ -255,10 +255,8 @@ def load_or_label(game: Game, path: str | Path, settings: LabelSettings,
         elif len(value) >= settings.states:
             n = settings.states
             return LabelledStates(paths[:n], value[:n], best[:n], settings)
-        else:
-            done = min(len(value), settings.states)
+        else:  # fewer states labelled: the same draw, longer, labelled on from there
             paths = sample_states(game, settings.states, settings.stream(0))
-            value, best = value[:done], best[:done]
     if paths is None:
         paths = sample_states(game, settings.states, settings.stream(0))
         value, best = np.zeros(0), np.zeros(0, dtype=np.int64)
