@@ -272,14 +272,15 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     assert again.splitlines()[1:] == printed.splitlines()[1:]
     assert script.main(["--report", str(saved), "--compare", "2-4"]) == 0
     d24 = points[:, 2] - points[:, 4]
-    assert f"player 2 dflt2 - player 4 dflt4: {d24.mean():+.3f} points per pair" in capsys.readouterr().out
+    assert f"player 2 dflt2 - player 4 dflt4: mean difference {d24.mean():+.3f} points over" in capsys.readouterr().out
     # Two matches of the same players join into one sample of their blocks.
     assert script.main(["--report", str(saved), str(saved), "--compare", "0-1"]) == 0
     joined = capsys.readouterr().out
     assert joined.startswith("12 games, seeds 3, 3,") and "over 4 blocks of 3 games" in joined
     d2 = np.concatenate([d, d])
     low, high = block_bootstrap(d2, 3, seed=3)
-    assert f"player 0 dflt0 - player 1 dflt1: {d2.mean():+.3f} points per pair, 95% [{low:+.3f}, {high:+.3f}]" in joined
+    assert (f"player 0 dflt0 - player 1 dflt1: mean difference {d2.mean():+.3f} points over 12 paired results, "
+            f"95% [{low:+.3f}, {high:+.3f}]") in joined
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**stored, "players": ["mc"] * 5}))
     assert script.main(["--report", str(saved), str(other)]) == 2
@@ -295,16 +296,17 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
 
 
 
-@pytest.mark.parametrize("files, compare, mean, interval", [
-    (["docs/daihinmin_fujigokoro_seed7100.json"], "0-1", "+0.018", "[-0.103, +0.130]"),
+@pytest.mark.parametrize("files, compare, games, mean, interval", [
+    (["docs/daihinmin_fujigokoro_seed7100.json"], "0-1", 2000, "+0.018", "[-0.103, +0.130]"),
     (["docs/daihinmin_fujigokoro_2v2_seed7300.json", "docs/daihinmin_fujigokoro_2v2_seed7301.json"], "0+1-2+3",
-     "+0.051", "[-0.086, +0.191]"),
+     1000, "+0.051", "[-0.086, +0.191]"),
 ])
-def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, mean, interval, capsys):
+def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
     root = Path(__file__).resolve().parents[1]
     script = load_script("daihinmin_match")
     assert script.main(["--report", *[str(root / f) for f in files], "--compare", compare]) == 0
-    assert f": {mean} points per pair, 95% {interval} (block bootstrap" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f": mean difference {mean} points over {games} paired results, 95% {interval} (block bootstrap" in printed
     benchmarks = " ".join((root / "BENCHMARKS.md").read_text().replace("**", "").split())
     assert f"{mean} points per game, 95% {interval}" in benchmarks

@@ -11,8 +11,8 @@ from blokuszero.games.blokus.sgf import read_sgf
 from blokuszero.games.registry import make_game
 from blokuszero.match.arena import Match, game_seed
 from blokuszero.match.runner import _play_games, run_match
-from blokuszero.match.stats import wilson_interval
-from blokuszero.match.summary import format_summary
+from blokuszero.match.stats import sign_test, wilson_interval
+from blokuszero.match.summary import format_summary, game_taken_by, head_to_head, summarise
 from blokuszero.players import make_player, resolve_spec
 
 
@@ -108,6 +108,26 @@ def test_arena_is_reproducible_and_stores_every_game(tmp_path):
     assert "equal seat" in table[1]
     assert table[2].split()[:4] == ["uct", "8", str(wins["uct"]), f"{wins['uct'] / 8:.1%}"]
     assert f"{first['equal_seat']:.1%}" in table[2]
+    # Two players, a seat each: the gate's per-game statistic, from the same returns.
+    duel = first["head_to_head"]
+    taken = [sum(1 for r in records if r["returns"][r["seating"].index(name)] > 0) for name in ("uct", "random")]
+    assert duel["players"] == ["uct", "random"] and duel["taken"] == taken
+    assert duel["shared"] == 8 - sum(taken)
+    assert duel["p_value"] == sign_test(*taken)
+    assert (duel["ci_low"], duel["ci_high"]) == wilson_interval(taken[0], sum(taken))
+    assert f"head to head, per game (the better best seat): uct {taken[0]}, random {taken[1]}" in table[4]
+
+
+def test_head_to_head_counts_games_not_seats():
+    seating = ["a", "b", "a", "b"]
+    games = [{"seating": seating, "returns": ret} for ret in
+             ([1, -1, -1, -1], [1, -1, 1, -1], [-1, 1, -1, -1], [1, 1, -1, -1], [-1, -1, -1, 1])]
+    assert [game_taken_by(g, "a", "b") for g in games] == ["a", "a", "b", "shared", "b"]
+    duel = head_to_head(games, "a", "b")
+    assert (duel["taken"], duel["shared"], duel["share"]) == ([2, 2], 1, 0.5)
+    assert duel["p_value"] == 1.0
+    match = Match("blokus", ["a", "b", "c", "c"], {n: {"preset": "random"} for n in "abc"})
+    assert summarise(match, [])["head_to_head"] is None  # three players
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -194,3 +194,44 @@ def test_the_evaluator_checks_its_settings():
         PlayoutMixing(ConstantEvaluator(2, 0.0), 0.5, 0)
     with pytest.raises(ValueError, match="RolloutEvaluator gives no priors to expand nodes with"):
         PlayoutPriors(RolloutEvaluator())
+
+
+def _expanded_below(tree, node: int) -> int:
+    """Expanded nodes in ``node``'s subtree, ``node`` included."""
+    if not tree.is_expanded(node):
+        return 0
+    return 1 + sum(_expanded_below(tree, int(c)) for c in tree.children(node))
+
+
+@pytest.mark.parametrize("game", [TicTacToeGame(), BlokusGame()], ids=["tictactoe", "blokus"])
+def test_value_visits_count_each_expansions_value_as_that_many_simulations(game):
+    # A constant "network" whose value no playout can give (playouts return -1, 0 or 1): each
+    # node carries its playouts plus value_visits times the value of every expansion below it.
+    k, v, simulations = 3, 0.123456, 60
+    state = game.new_initial_state()
+    config, rule = network_search(simulations=simulations, expand_threshold=2, value_visits=k)
+    mcts = MCTS(game, config, rule, PlayoutPriors(ConstantEvaluator(game.num_players, v)), rng=2)
+    mcts.search(state)
+    tree = mcts.tree
+    assert _expanded_below(tree, 0) == mcts.evaluator.expansions > 3
+    for node in range(tree.size):
+        e = _expanded_below(tree, node)
+        playouts = tree.visits[node] - k * e
+        assert playouts >= (2 if e and node else 0)  # an expanded node had expand_threshold playouts first
+        rest = tree.value_sum[node] - k * v * e
+        np.testing.assert_allclose(rest, np.round(rest), atol=1e-9)  # the playouts' sum
+        assert np.all(np.abs(rest) <= playouts + 1e-9)
+    assert tree.visits[0] == simulations + k * mcts.evaluator.expansions
+
+
+def test_value_visits_need_an_evaluator_that_values_expansions():
+    with pytest.raises(ValueError, match="value_visits counts the value of a node's expansion, and "
+                                         "RolloutEvaluator values no expansions"):
+        config, rule = network_search(simulations=10, value_visits=4)
+        MCTS(TicTacToeGame(), config, rule, RolloutEvaluator())
+    with pytest.raises(ValueError, match="^value_visits must be >= 0, not -1$"):
+        make_player(BlokusGame(), {"preset": "network", "value_visits": -1})
+    with pytest.raises(ValueError, match="NetworkEvaluator values no expansions"):
+        make_player(BlokusGame(), {"preset": "alphazero", "value_visits": 4})
+    player = make_player(BlokusGame(), {"preset": "network", "value_visits": 4})
+    assert player.mcts.config.value_visits == 4

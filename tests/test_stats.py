@@ -77,7 +77,7 @@ def test_paired_difference_of_independent_pairs_is_the_normal_interval():
     assert (out["wins"], out["losses"], out["ties"]) == (6, 4, 0)
     assert out["p_value"] == pytest.approx(binomtest(6, 10).pvalue)
     assert out["interval"] == "normal, independent pairs"
-    assert "-0.800 points per pair" in format_paired("a", "b", out, " points")
+    assert "mean difference -0.800 points over" in format_paired("a", "b", out, " points")
     with pytest.raises(ValueError, match="paired results need two sequences of one length"):
         paired_difference([1, 2], [1])
 

@@ -47,6 +47,7 @@ from ..settings import check_value
 from .arena import Match
 from .runner import load_records, run_match
 from .stats import sign_test, wilson_interval
+from .summary import game_taken_by
 
 CANDIDATE = "candidate"
 SHIPPED = "shipped"
@@ -90,11 +91,7 @@ def decide(candidate_games: int, shipped_games: int, alpha: float = 0.05) -> dic
 def game_outcome(record: Mapping[str, Any]) -> str:
     """``candidate``, ``shipped`` or ``shared``: which network's best seat got the better return
     in this game record (its ``seating`` and ``returns``)."""
-    best = {name: max(r for seat, r in zip(record["seating"], record["returns"]) if seat == name)
-            for name in (CANDIDATE, SHIPPED)}
-    if best[CANDIDATE] == best[SHIPPED]:
-        return "shared"
-    return CANDIDATE if best[CANDIDATE] > best[SHIPPED] else SHIPPED
+    return game_taken_by(record, CANDIDATE, SHIPPED)
 
 
 def _game_of(state: Mapping[str, Any]) -> str:

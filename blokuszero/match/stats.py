@@ -149,6 +149,6 @@ def format_paired(name_a: str, name_b: str, paired: dict[str, Any], unit: str = 
     """One line for the console: the mean difference, its interval, the sign test."""
     low, high = paired["ci_low"], paired["ci_high"]
     interval = "no interval" if low is None else f"95% [{low:+.3f}, {high:+.3f}]"
-    return (f"{name_a} - {name_b}: {paired['mean']:+.3f}{unit} per pair, {interval} "
-            f"({paired['interval']}); {paired['wins']}-{paired['losses']}-{paired['ties']} "
-            f"pairs, sign test p = {paired['p_value']:.3g}")
+    return (f"{name_a} - {name_b}: mean difference {paired['mean']:+.3f}{unit} over {paired['pairs']} "
+            f"paired results, {interval} ({paired['interval']}); {name_a} ahead / behind / level "
+            f"{paired['wins']}-{paired['losses']}-{paired['ties']}, sign test p = {paired['p_value']:.3g}")

@@ -17,7 +17,9 @@ import numpy as np
 
 from ..players.factory import player_settings
 from .arena import Match
-from .stats import equal_seat, win_rate
+from .stats import equal_seat, sign_test, wilson_interval, win_rate
+
+SHARED = "shared"
 
 
 def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -32,8 +34,9 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
         return {**win_rate(sum(1 for ret, _ in results if ret > middle), len(results)),
                 "mean_score": float(np.mean([s for _, s in results])) if results else 0.0}
 
+    names = list(dict.fromkeys(match.seats))
     players = {}
-    for name in dict.fromkeys(match.seats):
+    for name in names:
         by_seat = [[(r["returns"][i], r["scores"][i]) for r in records if r["seating"][i] == name]
                    for i in range(len(match.seats))]
         players[name] = {"config": player_settings(match.players[name]),
@@ -47,7 +50,33 @@ def summarise(match: Match, records: Sequence[Mapping[str, Any]]) -> dict[str, A
             "seeds": [r["seed"] for r in records],
             "equal_seat": equal_seat([sum(ret > middle for ret in r["returns"]) for r in records],
                                      len(match.seats)),
-            "players": players}
+            "players": players,
+            # the gate's statistic wherever two players hold half the seats each
+            "head_to_head": (head_to_head(records, *names) if len(names) == 2
+                             and match.seats.count(names[0]) == match.seats.count(names[1]) else None)}
+
+
+def game_taken_by(record: Mapping[str, Any], a: str, b: str) -> str:
+    """``a``, ``b`` or :data:`SHARED`: which player's best seat got the better return in this game
+    record (its ``seating`` and ``returns``); with Blokus' returns, the player holding the first
+    place alone or sharing it only with its own other seats."""
+    best = {name: max(r for seat, r in zip(record["seating"], record["returns"]) if seat == name)
+            for name in (a, b)}
+    if best[a] == best[b]:
+        return SHARED
+    return a if best[a] > best[b] else b
+
+
+def head_to_head(records: Sequence[Mapping[str, Any]], a: str, b: str) -> dict[str, Any]:
+    """Two players with half the seats each, per game (:func:`game_taken_by`; games, not seats,
+    are independent): games taken by each and shared, ``a``'s share of the decided games with
+    its Wilson 95% interval, and the exact two-sided sign test's ``p_value``."""
+    taken = [game_taken_by(r, a, b) for r in records]
+    wins, losses = taken.count(a), taken.count(b)
+    low, high = wilson_interval(wins, wins + losses)
+    return {"players": [a, b], "taken": [wins, losses], SHARED: taken.count(SHARED),
+            "share": wins / (wins + losses) if wins + losses else 0.5, "ci_low": low, "ci_high": high,
+            "p_value": sign_test(wins, losses)}
 
 
 def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
@@ -76,6 +105,12 @@ def format_summary(summary: Mapping[str, Any]) -> str:
                      f"[{p['ci_low']:6.1%}, {p['ci_high']:6.1%}] {summary['equal_seat']:10.1%} "
                      f"{p['mean_score']:10.2f} "
                      f"{'-' if cpu is None else f'{cpu:.4f}':>10s}")
+    duel = summary.get("head_to_head")
+    if duel:
+        a, b = duel["players"]
+        lines.append(f"head to head, per game (the better best seat): {a} {duel['taken'][0]}, {b} "
+                     f"{duel['taken'][1]}, shared {duel[SHARED]}; {a}'s share {duel['share']:.1%} "
+                     f"[{duel['ci_low']:.1%}, {duel['ci_high']:.1%}], sign test p = {duel['p_value']:.3g}")
     speed = summary.get("speed") or {}
     if speed.get("games_per_hour"):
         lines.append(f"{speed['games_played']} games played here in {speed['wall_seconds']:.0f} s: "
