@@ -105,9 +105,13 @@ def test_the_network_preset_plays_the_strongest_settings_by_time_alone():
     assert s["gumbel"] is False and s["leaf_playouts"] and s["expand_threshold"] == 16
     assert (s["simulations"], s["time_limit"], s["backend"]) == (0, 1.0, "auto")
     assert player_settings({"preset": "network", "checkpoint": SHIPPED, "simulations": 300})["simulations"] == 300
-    # The paper's protocol keeps its name and its settings.
+    # The paper's protocol keeps its name and its settings: the root search the network trained
+    # with (expert iteration's PUCT for the shipped one, Gumbel's root for a cpu_strong run's).
     paper = player_settings({"preset": "alphazero", "checkpoint": SHIPPED})
-    assert paper["gumbel"] is True and paper["simulations"] == 800 and not paper.get("leaf_playouts")
+    assert paper["gumbel"] is False and paper["simulations"] == 800 and not paper.get("leaf_playouts")
+    gumbel_trained = "checkpoints/candidates/blokus_b2c32conv_next27c.pt"
+    assert player_settings({"preset": "alphazero", "checkpoint": gumbel_trained})["gumbel"] is True
+    assert player_settings({"preset": "network", "checkpoint": gumbel_trained})["gumbel"] is False
     game = make_game("blokus")
     player = make_player(game, {"preset": "network", "checkpoint": SHIPPED, "time_limit": 0.05}, seed=0)
     state = game.new_initial_state(0)

@@ -14,7 +14,8 @@ SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "blokus_b2c32con
 def test_shipped_network_plays_with_its_trained_search():
     spec = {"preset": "alphazero", "checkpoint": str(SHIPPED), "simulations": 8}
     settings = player_settings(spec)
-    assert settings["gumbel"] is True and settings["model"] == "b2c32conv"
+    # Expert iteration trained it with PUCT over playout leaves, not Gumbel's root.
+    assert settings["gumbel"] is False and settings["model"] == "b2c32conv"
     assert settings["q_init"] == "parent" and settings["simulations"] == 8
     state = BlokusGame().new_initial_state()
     action = make_player(BlokusGame(), spec, seed=0).choose_action(state)
