@@ -46,7 +46,7 @@ from ..provenance import source
 from ..settings import check_value
 from .arena import Match
 from .runner import load_records, run_match
-from .stats import sign_test, wilson_interval
+from .stats import decided_share
 from .summary import game_taken_by
 
 CANDIDATE = "candidate"
@@ -78,14 +78,12 @@ def decide(candidate_games: int, shipped_games: int, alpha: float = 0.05) -> dic
     the candidate's share with its Wilson 95% interval, the sign test's p-value, and ``ship``
     when the candidate took more games and ``p < alpha``, else ``keep``."""
     check_value("alpha", alpha, float, above=0, high=1)
-    decided = candidate_games + shipped_games
-    low, high = wilson_interval(candidate_games, decided)
-    p = sign_test(candidate_games, shipped_games)
-    ship = candidate_games > shipped_games and p < alpha
-    return {"candidate_games": candidate_games, "shipped_games": shipped_games, "decided": decided,
-            "candidate_share": candidate_games / decided if decided else 0.5,
-            "ci_low": low, "ci_high": high, "p_value": p, "alpha": alpha,
-            "verdict": "ship" if ship else "keep"}
+    figures = decided_share(candidate_games, shipped_games)
+    ship = candidate_games > shipped_games and figures["p_value"] < alpha
+    return {"candidate_games": candidate_games, "shipped_games": shipped_games,
+            "decided": candidate_games + shipped_games, "candidate_share": figures["share"],
+            "ci_low": figures["ci_low"], "ci_high": figures["ci_high"], "p_value": figures["p_value"],
+            "alpha": alpha, "verdict": "ship" if ship else "keep"}
 
 
 def game_outcome(record: Mapping[str, Any]) -> str:

@@ -47,6 +47,14 @@ def win_rate(wins: float, games: int) -> dict[str, float]:
             "ci_low": low, "ci_high": high}
 
 
+def decided_share(wins: int, losses: int) -> dict[str, float]:
+    """One side's ``share`` of the decided games (ties left out) with its Wilson 95% interval
+    (``ci_low``, ``ci_high``) and the exact two-sided sign test's ``p_value``; 0.5 with none."""
+    low, high = wilson_interval(wins, wins + losses)
+    return {"share": wins / (wins + losses) if wins + losses else 0.5, "ci_low": low, "ci_high": high,
+            "p_value": sign_test(wins, losses)}
+
+
 def score_rate(wins: int, draws: int, losses: int) -> dict[str, float]:
     """:func:`win_rate` of a two-sided result with draws counted half (the score); an equal
     player scores 0.5."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..players.factory import player_settings
 from .arena import Match
-from .stats import equal_seat, sign_test, wilson_interval, win_rate
+from .stats import decided_share, equal_seat, win_rate
 
 SHARED = "shared"
 
@@ -73,10 +73,8 @@ def head_to_head(records: Sequence[Mapping[str, Any]], a: str, b: str) -> dict[s
     its Wilson 95% interval, and the exact two-sided sign test's ``p_value``."""
     taken = [game_taken_by(r, a, b) for r in records]
     wins, losses = taken.count(a), taken.count(b)
-    low, high = wilson_interval(wins, wins + losses)
     return {"players": [a, b], "taken": [wins, losses], SHARED: taken.count(SHARED),
-            "share": wins / (wins + losses) if wins + losses else 0.5, "ci_low": low, "ci_high": high,
-            "p_value": sign_test(wins, losses)}
+            **decided_share(wins, losses)}
 
 
 def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
