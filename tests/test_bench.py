@@ -202,9 +202,9 @@ def test_every_benchmark_has_a_smoke_test():
     assert set(TINY) == set(RESULTS) == set(NAMES)
 
 
-# The GDL and Daihinmin benchmarks compile many numba kernels (87, 109 and 26 s on 2 idle cores): slow,
+# The GDL and Daihinmin benchmarks compile many numba kernels (87, 109, 34 and 26 s on 2 idle cores): slow,
 # so that the default run stays under 10 minutes; .ci/run runs them by this test's name.
-SLOW_BENCHMARKS = ("ggp", "ggp_experience", "daihinmin")
+SLOW_BENCHMARKS = ("ggp", "ggp_experience", "ggp_prepare", "daihinmin")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW_BENCHMARKS else [])

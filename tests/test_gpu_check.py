@@ -49,6 +49,8 @@ def test_the_full_check_measures_what_the_issue_asks(monkeypatch):
                      leaves_per_tree=full.sp_leaves_per_tree)
 
 
+# Every figure of the GPU check on the CPU takes half a minute: slow, run by .ci/run by name.
+@pytest.mark.slow
 def test_dry_run_writes_every_figure(tmp_path):
     out = tmp_path / "check" / "gpu_check.json"
     done = gpu_check("--dry-run", "--out", str(out))

@@ -35,6 +35,8 @@ def eight_gpus():
     ray.shutdown()
 
 
+# Half a minute of Ray start-up and fourteen actors: slow, run by .ci/run by name.
+@pytest.mark.slow
 def test_gpu8_layout_places_actors_and_learner_as_configured(tmp_path, eight_gpus):
     config = gpu8_config(tmp_path / "run")
     hw = config["hardware"]
