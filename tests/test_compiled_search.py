@@ -115,13 +115,12 @@ def test_the_interface_is_for_compiled_code_only():
         state_apply(None, None, 0)
 
 
-@pytest.mark.parametrize("q_init, value_visits", [("parent", 0), (0.0, 0), ("parent", 5)])
-def test_compiled_loop_with_network_priors_at_expansion(q_init, value_visits, monkeypatch):
+@pytest.mark.parametrize("q_init", ["parent", 0.0])
+def test_compiled_loop_with_network_priors_at_expansion(q_init, monkeypatch):
     # AlphaGo's expansion threshold: PUCT over a network's priors, one playout per leaf. The
-    # kernel stops at each node to expand and the network's priors (and with value_visits its
-    # value) go in from Python.
+    # kernel stops at each node to expand and the network's priors go in from Python.
     spec = {"kind": "alphazero", "model": "b2c32conv", "gumbel": False, "q_init": q_init,
-            "leaf_playouts": True, "expand_threshold": 3, "simulations": 120, "value_visits": value_visits}
+            "leaf_playouts": True, "expand_threshold": 3, "simulations": 120}
     python = make_player(BlokusGame(), {**spec, "compiled": False}, seed=4).mcts
     compiled = make_player(BlokusGame(), spec, seed=4).mcts
     state = opening()

@@ -47,8 +47,8 @@ UCB1_RULE, PROGRESSIVE_HISTORY, PUCT_RULE = 0, 1, 2
 def run_simulations(root, scratch, tables, policy, epsilon, parent, action, mover, prior, visits,
                     value_sum, first_child, num_children, to_move, key, avail, size,
                     hist_sum, hist_count, rule, tie_seed, c, w, c_base, c_init, q_init,
-                    q_from_parent, lo, hi, u_lo, u_hi, expand_threshold, ask_priors, expanded, credit,
-                    value_visits, simulations, num_actions, max_length):
+                    q_from_parent, lo, hi, u_lo, u_hi, expand_threshold, ask_priors, expanded, simulations,
+                    num_actions, max_length):
     """Run up to ``simulations`` MaxN simulations from ``root`` (a game state, unchanged).
 
     Args:
@@ -67,9 +67,6 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
         way; the kernel lists their moves again on its way through, as the Python loop lists
         them in the simulation's position (Blokus keeps its move lists in the position, so the
         playout depends on it), and empties the list when the simulation ends.
-      credit, value_visits: [D, P] the value of each of those expansions (row i for
-        ``expanded[1 + i]``), backed up as ``value_visits`` simulations from that node with the
-        simulation's own backup (:meth:`.mcts.MCTS.credit`); 0: none.
       num_actions, max_length: the game's action space and longest game (buffer sizes).
 
     Returns:
@@ -157,15 +154,6 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
             visits[n] += 1
             for q in range(num_players):
                 value_sum[n, q] += value[q]
-        if value_visits > 0:
-            for j in range(expanded[0]):
-                for i in range(depth + 1):  # the expanded node's ancestors come before it
-                    n = path[i]
-                    visits[n] += value_visits
-                    for q in range(num_players):
-                        value_sum[n, q] += value_visits * credit[j, q]
-                    if n == expanded[1 + j]:
-                        break
         if rule == PROGRESSIVE_HISTORY:  # tree moves first, then the playout's, as HistoryTable.on_backup
             for i in range(1, depth + 1):
                 n = path[i]
@@ -221,7 +209,6 @@ def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State)
     lo, hi = tree.value_bounds
     u_lo, u_hi = mcts.utility
     expanded = np.zeros(mcts.game.max_game_length + 2, np.int64)
-    credit = np.zeros((mcts.game.max_game_length + 1, mcts.game.num_players))
     total = 0
     while total < simulations:
         done, tree.size, need, node = run_simulations(
@@ -229,15 +216,14 @@ def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State)
             tree.mover, tree.prior, tree.visits, tree.value_sum, tree.first_child,
             tree.num_children, tree.to_move, tree.key, tree.avail, tree.size, hist_sum, hist_count,
             rule, tree.tie_seed, c, w, c_base, c_init, q_init, from_parent, lo, hi, u_lo, u_hi,
-            mcts.config.expand_threshold, ask, expanded, credit, mcts.config.value_visits,
-            simulations - total, mcts.game.num_actions, mcts.game.max_game_length)
+            mcts.config.expand_threshold, ask, expanded, simulations - total, mcts.game.num_actions,
+            mcts.game.max_game_length)
         total += done
         if need:
             tree.reserve(need)
         if node >= 0:
-            value = mcts.expand_by_evaluator(node, position(state, tree, node))
-            if value is not None:
-                credit[expanded[0]] = value
+            at = position(state, tree, node)
+            mcts.expand(node, at, mcts.expansion(at))
             expanded[0] += 1
             expanded[expanded[0]] = node
     return total

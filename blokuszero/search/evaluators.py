@@ -185,9 +185,8 @@ class PlayoutPriors(RolloutEvaluator):
     policy steers it.
 
     The playouts are :class:`RolloutEvaluator`'s (``policy``, ``epsilon``, ``rng``); their
-    returns are mapped onto ``inner.value_bounds`` (the frame its selection rule was tuned in).
-    The network's value comes with its priors; the search uses it where its ``value_visits``
-    says (:meth:`.mcts.MCTS.expand_by_evaluator`).
+    returns are mapped onto ``inner.value_bounds`` (the frame its selection rule was tuned in);
+    the network's value is not used.
     """
 
     def __init__(self, inner: Evaluator, rng: np.random.Generator | None = None,

@@ -91,9 +91,6 @@ class Leaf:
     state: State | None  # the state to evaluate; None when ``value`` is known (terminal)
     value: np.ndarray | None  # the terminal value on the evaluator's scale
     expand: bool  # expand the leaf with the evaluation's priors
-    # value_visits: (index on the path, shaped value) of each node expanded on the way down,
-    # credited when the simulation is backed up, so that its path is chosen as without them
-    credits: tuple[tuple[int, np.ndarray], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,10 +161,6 @@ class MCTSConfig(Settings):
     gumbel_scale: float = setting(1.0, low=0)  # scale of the Gumbel noise (0: none, the prior's top-m)
     c_visit: float = setting(50.0, low=0)  # sigma(q) = (c_visit + max N) * c_scale * q (mctx: 50, 0.1)
     c_scale: float = setting(0.1, above=0)
-    # An evaluator that expands nodes apart from valuing leaves (PlayoutPriors: a network's
-    # priors over playout leaves) also values the node it expands; that value counts as this
-    # many simulations backed up from the node (virtual visits at the value; 0: unused).
-    value_visits: int = setting(0, low=0)
 
     def __post_init__(self) -> None:
         super().__post_init__()  # each setting's type and range
@@ -240,10 +233,6 @@ class MCTS:
         self.eval_seconds = 0.0  # time spent in the evaluator (benchmarks report the share)
         # An evaluator that gives priors to nodes expanded on the way down (PlayoutPriors).
         self._expansion_priors = type(evaluator).expansion is not Evaluator.expansion
-        if config.value_visits and not self._expansion_priors:
-            raise ValueError(f"value_visits counts the value of a node's expansion, and "
-                             f"{type(evaluator).__name__} values no expansions (a network's priors "
-                             f"over playouts do: leaf_playouts)")
 
     # ----------------------------------------------------------------- public
     def search(self, state: State, player: int | None = None, simulations: int | None = None,
@@ -328,9 +317,7 @@ class MCTS:
             for e in self._reach_hooks:
                 e.on_reach(self.tree, ROOT, state)
         if not self.evaluator.provides_priors and not self.tree.is_expanded(ROOT):
-            credit = self.expand_by_evaluator(ROOT, state)  # rollouts need no evaluation
-            if credit is not None:
-                self.credit(np.array([ROOT]), credit)
+            self.expand(ROOT, state, self.expansion(state))  # rollouts need no evaluation
 
     def select_leaf(self, root_state: State) -> Leaf:
         """Descend from the root to a node to evaluate (expanding on the way as rollouts do).
@@ -343,7 +330,6 @@ class MCTS:
         state = self.sampler(root_state, self.root_player, self.rng)
         node = ROOT
         path = [ROOT]
-        credits = []
         while True:
             to_move = state.current_player() if hidden else int(tree.to_move[node])
             if to_move == TERMINAL:
@@ -364,9 +350,7 @@ class MCTS:
                     if tree.real_visits(node) < cfg.expand_threshold:
                         to_evaluate, value, expand = state, None, False
                         break
-                    credit = self.expand_by_evaluator(node, state)
-                    if credit is not None:
-                        credits.append((len(path) - 1, credit))
+                    self.expand(node, state, self.expansion(state))
                 mask = self._available(node, state) if hidden else None
                 if to_move == SIMULTANEOUS:
                     node = self._select_joint(node, state, path, mask)
@@ -379,7 +363,7 @@ class MCTS:
                 tree.reach(node, state.current_player(), self.key(state))
                 for e in self._reach_hooks:
                     e.on_reach(tree, node, state)
-        leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand, tuple(credits))
+        leaf = Leaf(np.array(path, dtype=np.int64), to_evaluate, value, expand)
         if cfg.virtual_loss:
             virtual_loss(tree.visits, tree.value_sum, tree.mover, leaf.path, 1,
                          self.evaluator.value_bounds[0])
@@ -402,8 +386,6 @@ class MCTS:
         lo, hi = self.evaluator.value_bounds
         value = self.shape.shape_value(value, self.root_player, lo, hi)
         backup(tree.visits, tree.value_sum, path, value)
-        for at, credit in leaf.credits:
-            self.credit(path[:at + 1], credit)
         if tree.joint:  # simultaneous-move (or chance) nodes on some path: Exp3's statistics
             self.joint_rule.update(tree, path, value)
         if not self.enhancements:
@@ -510,27 +492,6 @@ class MCTS:
         mapped = np.where(known, prior[np.minimum(index, len(legal) - 1)], 0.0)
         total = mapped.sum()
         return mapped / total if total > 0 else np.full(len(actions), 1.0 / len(actions))
-
-    def expand_by_evaluator(self, node: int, state: State) -> np.ndarray | None:
-        """Expand ``node`` (at ``state``) with the evaluator's :meth:`expansion`. Returns, with
-        ``value_visits``, that evaluation's value as backed up (the tree shape's), for
-        :meth:`credit` to count as ``value_visits`` simulations from ``node``; else None."""
-        evaluation = self.expansion(state)
-        self.expand(node, state, evaluation)
-        if not self.config.value_visits or evaluation is None:
-            return None
-        value = evaluation.value
-        if evaluation.utility:
-            value = self.evaluator.terminal_value(value, self.utility)
-        lo, hi = self.evaluator.value_bounds
-        return np.asarray(self.shape.shape_value(value, self.root_player, lo, hi), dtype=np.float64)
-
-    def credit(self, path: np.ndarray, value: np.ndarray) -> None:
-        """Back up ``value`` along ``path`` (a node and its ancestors) as ``value_visits``
-        simulations."""
-        k = self.config.value_visits
-        self.tree.visits[path] += k
-        self.tree.value_sum[path] += k * value
 
     def expand(self, node: int, state: State, evaluation: Evaluation | None) -> None:
         """Give ``node`` (at ``state``) its children, with ``evaluation``'s priors (None: uniform)."""
