@@ -138,6 +138,7 @@ def test_network_evaluator_on_go():
         NetworkEvaluator(build_model("b2c32conv", "blokus"), GoEncoder(game))
 
 
+@pytest.mark.slow  # 15 s; .ci/run runs it in its slow line
 def test_go_network_trains_through_train_py(tmp_path):
     """A 9x9 network trains for a few steps through train.py; the checkpoint's network is a Go
     network that the alphazero player plays with."""

@@ -231,6 +231,7 @@ def test_schema_matches_the_config_files(tiny_run):
         {k: set(schema[k]) if OmegaConf.is_dict(schema[k]) else None for k in schema if k != "eval"}
 
 
+@pytest.mark.slow  # 31 s; .ci/run runs it in its slow line
 def test_tiny_run_killed_and_resumed(tiny_run, tmp_path, request):
     run_dir = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
