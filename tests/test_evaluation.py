@@ -191,21 +191,28 @@ def test_ladder_reads_every_stored_match(tmp_path):
     assert describe({**resolve_spec({"preset": "alphazero"}), "q_init": "parent", "device": "cuda",
                      "simulations": 16}) == "untrained b2c32conv (seed 0), 16 sims, q_init=parent"
     assert describe({"kind": "gtp", "command": "/opt/p/build/pentobi-gtp --level 3"}) == "gtp: pentobi-gtp --level 3"
+    # a player near a preset: the preset, its budget and the settings away from it
+    alone = {**resolve_spec({"preset": "mcts_maxn"}), "playout": "uniform", "simulations": 1000000, "time_limit": 1.0}
+    assert describe(alone) == "mcts_maxn, 1 CPU-s a move, at most 1000000 sims, playout=uniform"
+    assert describe({**resolve_spec({"preset": "uct"}), "simulations": 50, "c": 1.0}) == "uct 50, c=1.0"
+    assert describe(resolve_spec({"preset": "mcts_paranoid"})) == "mcts_paranoid 800"
+    assert describe({"kind": "nonesuch", "x": 1}) == '{"kind": "nonesuch", "x": 1}'
     # the search a network trained with is its default: spelt out (as the gate does) or left to
     # the checkpoint (as the arena does), it is one player; away from it, another. describe reads
     # no file: the trained search is given (load_seats reads it, once per checkpoint)
     shipped = str(ROOT / "checkpoints" / "blokus_b2c32conv_gumbel.pt")
     trained = trained_search(shipped)
+    name = "blokus_b2c32conv_gumbel.pt"  # a shipped file by its name: the digest beside it tells networks apart
     arena = resolve_spec({"preset": "alphazero", "checkpoint": shipped, "simulations": 800})
     gate = resolve_spec({**arena, **trained})
-    assert gate != arena and describe(gate, trained) == describe(arena, trained) == f"{shipped}, 800 sims"
-    assert describe({**gate, "c_base": 5.0}, trained) == f"{shipped}, 800 sims, c_base=5.0"
+    assert gate != arena and describe(gate, trained) == describe(arena, trained) == f"{name}, 800 sims"
+    assert describe({**gate, "c_base": 5.0}, trained) == f"{name}, 800 sims, c_base=5.0"
     assert describe(gate) != describe(arena)  # without it, the spelt-out search is away from the preset
     # the network preset plays by time: named by its time per move, its backend aside
     network = resolve_spec({"preset": "network", "checkpoint": shipped, "time_limit": 0.1, "backend": "torch"})
-    assert describe(network, trained) == f"{shipped}, network preset, 0.1 CPU-s a move"
+    assert describe(network, trained) == f"{name}, network preset, 0.1 CPU-s a move"
     assert describe({**network, "expand_threshold": 32}, trained) == \
-        f"{shipped}, network preset, 0.1 CPU-s a move, expand_threshold=32"
+        f"{name}, network preset, 0.1 CPU-s a move, expand_threshold=32"
     # the script prints the ladder and draws it
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), str(tmp_path), "--anchor", "random",
                            "--figure", str(tmp_path / "ladder.png")], capture_output=True, text=True)

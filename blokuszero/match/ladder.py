@@ -175,7 +175,9 @@ def describe(spec: Mapping[str, Any], trained: Mapping[str, Any] | None = None) 
         if spec.get("checkpoint"):
             path = Path(spec["checkpoint"])
             match = _STEP.search(path.name)
-            name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else str(path)
+            # A shipped file by its name: the network's digest (load_seats adds it) tells
+            # networks apart, so the same file given by two paths is one player.
+            name = f"{checkpoint_run(path)}@{int(match.group(1))}" if match else path.name
         else:
             name = f"untrained {spec.get('model')} (seed {spec.get('init_seed')})"
         # Search options away from those it plays with by default (its preset's, the network
@@ -194,12 +196,26 @@ def describe(spec: Mapping[str, Any], trained: Mapping[str, Any] | None = None) 
         # The program's name, not where it was built: the same engine from two folders is one player.
         command = str(spec.get("command", "")).split(" ", 1)
         return f"gtp: {Path(command[0]).name} {command[1] if len(command) > 1 else ''}".rstrip()
+    # The preset of this kind nearest to the spec, with the settings away from it; a budget in
+    # time names the player by its time per move.
+    budget = ("simulations", "time_limit")
+    nearest = None
     for preset in PRESETS:
         base = resolve_spec({"preset": preset})
-        if {k: v for k, v in base.items() if k != "simulations"} == \
-                {k: v for k, v in spec.items() if k != "simulations"}:
-            return preset if sims is None else f"{preset} {sims}"
-    return json.dumps(spec, sort_keys=True)
+        if base["kind"] != kind:
+            continue
+        away = {k: v for k, v in spec.items() if k not in budget and base.get(k) != v}
+        away.update({k: None for k in base if k not in budget and k not in spec})
+        if nearest is None or len(away) < len(nearest[1]):
+            nearest = preset, away
+    if nearest is None:
+        return json.dumps(spec, sort_keys=True)
+    preset, away = nearest
+    extra = "".join(f", {k}={v}" for k, v in sorted(away.items()))
+    if spec.get("time_limit"):
+        cap = f", at most {sims} sims" if sims else ""
+        return f"{preset}, {spec['time_limit']:g} CPU-s a move{cap}{extra}"
+    return f"{preset if sims is None else f'{preset} {sims}'}{extra}"
 
 
 def _trained(spec: Mapping[str, Any], known: dict[str, dict[str, Any]]) -> dict[str, Any]:
