@@ -149,7 +149,7 @@ COMMANDS: dict[str, Run] = {
     "network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt}' '+players.pentobi={kind: gtp, command: "
     "\"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=evaluations/pentobi/L5_network":
         Run(("games=1", "+players.net.time_limit=0.05", "progress=false"), needs="pentobi-gtp"),
-    "python scripts/ladder.py evaluations/ --anchor 'mcts_maxn 200' --figure docs/blokus_pentobi_ladder.png":
+    "python scripts/ladder.py evaluations/pentobi --figure evaluations/pentobi/ladder.png":
         Run(("--anchor", "gtp: pentobi-gtp --quiet --noresign --level 3"), needs="pentobi-gtp"),
     "python scripts/arena.py games=10 seed=390 workers=1 'seats=[p,p,p,p]' '+players.p={kind: gtp, command: "
     "\"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=equal_time/pentobi_L5":
@@ -158,6 +158,8 @@ COMMANDS: dict[str, Run] = {
     "network, checkpoint: checkpoints/blokus_b2c32conv_gumbel.pt, time_limit: 0.0253}' '+players.pentobi={kind: gtp, "
     "command: \"pentobi-gtp --quiet --noresign --level 5\"}' out_dir=equal_time/L5":
         Run(("games=1", "progress=false"), needs="pentobi-gtp"),
+    "python scripts/ladder.py docs/blokus_matches --anchor 'gtp: pentobi-gtp --quiet --noresign --level 5' "
+    "--figure docs/blokus_pentobi_ladder.png": Run(),
     "python scripts/arena.py games=100 players.mcts_maxn.simulations=200":
         Run(("games=1", "players.mcts_maxn.simulations=4", "out_dir=arena2", *MATCH)),
     "python scripts/arena.py games=100 'seats=[brs,random,random,random]' "
@@ -278,6 +280,9 @@ def clone(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("clone")
     for name in ("train.py", "scripts", "conf", "tests", "checkpoints"):
         (where / name).symlink_to(ROOT / name)
+    # The stored matches the pages' ladder reads; the figures it draws stay in the scratch copy.
+    (where / "docs").mkdir()
+    (where / "docs" / "blokus_matches").symlink_to(ROOT / "docs" / "blokus_matches")
     return where
 
 
