@@ -64,6 +64,7 @@ for line in sys.stdin:
 '''
 
 
+@pytest.mark.slow  # 10-13 s each; .ci/run runs this file's slow tests
 @pytest.mark.parametrize("mode,why", [("crash", "ended while answering"), ("illegal", "illegal move")])
 def test_failing_engine_forfeits_its_games_and_the_match_goes_on(tmp_path, mode, why):
     fake = tmp_path / "fake_engine.py"
