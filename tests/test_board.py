@@ -297,7 +297,7 @@ def _legal_move(board):
         yield placement_to_string(m)
 
 
-@pytest.mark.slow  # 12-14 s of interpreter starts; .ci/run runs it in its slow line
+@pytest.mark.slow  # 12-14 s in CI's default run; .ci/run runs it in its slow line
 def test_bad_command_lines_stop_the_board_with_one_line(tmp_path):
     for args, reason in [
         (["--player", "x=nonsense"], "neither a preset"),

@@ -145,7 +145,7 @@ def test_full_game_through_the_engine_as_a_subprocess():
         assert client.send("showboard") == board  # refused moves left the game as it was
 
 
-@pytest.mark.slow  # 15-18 s of interpreter starts; .ci/run runs it in its slow line
+@pytest.mark.slow  # 15-18 s in CI's default run; .ci/run runs it in its slow line
 def test_command_line_help_and_bad_options():
     help_text = subprocess.run([*ENGINE, "--help"], capture_output=True, text=True, check=True).stdout
     for option in ("--checkpoint", "--simulations", "--preset", "--set", "--seed", "genmove <color>"):
