@@ -70,6 +70,20 @@ def test_priors_are_the_softmax_over_the_legal_moves_in_a_mixed_batch(net, posit
     assert evaluator.provides_priors and evaluator.value_bounds == (-1.0, 1.0)
 
 
+@pytest.mark.parametrize("temperature", [0.5, 2.0])
+def test_policy_temperature_divides_the_logits(net, positions, temperature):
+    evaluations = NetworkEvaluator(net, BLOKUS, policy_temperature=temperature).evaluate(positions)
+    with torch.no_grad():
+        logits, values = net.eval()(torch.from_numpy(encode_batch(positions)))
+    plain = NetworkEvaluator(net, BLOKUS).evaluate(positions)
+    for state, evaluation, before, row in zip(positions, evaluations, plain, logits):
+        expected = torch.softmax(row[state.legal_actions()].double() / temperature, dim=0).numpy()
+        np.testing.assert_allclose(evaluation.prior, expected, rtol=1e-4, atol=1e-7)
+        np.testing.assert_array_equal(evaluation.value, before.value)  # the values untouched
+    with pytest.raises(ValueError, match="policy_temperature"):
+        NetworkEvaluator(net, BLOKUS, policy_temperature=0.0)
+
+
 def test_values_come_back_in_absolute_colour_order():
     game = BlokusGame()
     yellow_to_move = game.new_initial_state()

@@ -55,3 +55,12 @@ def test_a_bad_spec_is_one_line_naming_it():
         make_player(BlokusGame(), {"kind": "daihinmin_default"})
     with pytest.raises(ValueError, match="^checkpoint nowhere.pt does not exist"):
         resolve_player({"preset": "network", "checkpoint": "nowhere.pt"})
+
+
+def test_policy_temperature_reaches_the_networks_evaluator():
+    player = make_player(BlokusGame(), {"preset": "network", "policy_temperature": 1.5, "backend": "torch"}, 0)
+    assert player.mcts.evaluator.inner.policy_temperature == 1.5
+    plain = make_player(BlokusGame(), {"preset": "network", "backend": "torch"}, 0)
+    assert plain.mcts.evaluator.inner.policy_temperature == 1.0
+    with pytest.raises(ValueError, match="policy_temperature"):
+        resolve_player({"preset": "network", "policy_temperature": 0})

@@ -31,6 +31,9 @@ class NetworkEvaluator(Evaluator):
     the model: it moves it to ``device`` and keeps it in eval mode, so train a separate copy and
     hand its weights over with :meth:`set_weights`.
 
+    ``policy_temperature`` divides the logits before the softmax: above 1 flattens the priors
+    (play-time only; self-play's targets never pass through it).
+
     ``cache_size > 0`` keeps the evaluations of the last ``cache_size`` distinct positions,
     keyed by ``state.key()`` (Blokus: squares and colour to move). Blokus reaches one position
     by several move orders; their inputs differ only in the history planes, and a cache hit
@@ -46,7 +49,8 @@ class NetworkEvaluator(Evaluator):
     value_bounds = (-1.0, 1.0)
 
     def __init__(self, model: nn.Module, encoder: Encoder, device: str | torch.device = "cpu",
-                 half: bool = False, cache_size: int = 0, backend: str = "torch") -> None:
+                 half: bool = False, cache_size: int = 0, backend: str = "torch",
+                 policy_temperature: float = 1.0) -> None:
         config = getattr(model, "config", None)
         if config is not None:
             built = (config.input_planes, config.board_size, config.num_actions, config.num_players)
@@ -64,6 +68,9 @@ class NetworkEvaluator(Evaluator):
         self.action_cells = model.action_cells
         self.forward = make_forward(self.model, backend, encoder.shape, self.device, self.half)
         self.cache_size = cache_size
+        if policy_temperature <= 0:
+            raise ValueError(f"policy_temperature must be above 0, got {policy_temperature}")
+        self.policy_temperature = policy_temperature
         self.cache: OrderedDict[int, Evaluation] = OrderedDict()
         self.version = 0
         self.evaluations = self.batches = self.cache_hits = self.cache_misses = 0
@@ -117,7 +124,8 @@ class NetworkEvaluator(Evaluator):
         self.evaluations += len(states)
         self.batches += 1
         # float64: priors that sum to 1 to double precision.
-        logits = np.where(np.arange(index.shape[1]) < counts[:, None], picked.astype(np.float64), -np.inf)
+        logits = np.where(np.arange(index.shape[1]) < counts[:, None],
+                          picked.astype(np.float64) / self.policy_temperature, -np.inf)
         priors = np.exp(logits - logits.max(axis=1, keepdims=True))
         priors /= priors.sum(axis=1, keepdims=True)
         movers = np.array([s.current_player() for s in states])

@@ -113,6 +113,7 @@ class PlayerOptions(Settings):
     mix_playout: str = setting()
     mix_epsilon: float = setting(low=0, high=1)
     leaf_playouts: bool = setting()
+    policy_temperature: float = setting(above=0)
     backend: str = setting(choices=BACKENDS)
     tau: float = setting(above=0)
     policy_file: str | None = setting()

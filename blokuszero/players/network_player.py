@@ -59,7 +59,8 @@ def make_network_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) 
         model = build_model(s.get("model", "b2c32conv"), encoder_name(game), encoder=encoder)
     # The evaluator checks that the network was built for this game's encoding.
     evaluator = NetworkEvaluator(model, encoder, device=s.get("device", "cpu"),
-                                 cache_size=s.get("cache_size", 0), backend=s.get("backend", "auto"))
+                                 cache_size=s.get("cache_size", 0), backend=s.get("backend", "auto"),
+                                 policy_temperature=s.get("policy_temperature", 1.0))
     search_rng = rng.spawn(1)[0]
     if s.get("leaf_playouts", False):  # the playouts draw from the search's generator
         evaluator = PlayoutPriors(evaluator, search_rng, s.get("mix_playout", "uniform"),

@@ -57,10 +57,12 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
                check="search_players:check_depth_first"),
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts). mix_*: AlphaGo's leaf mixing,
-    # leaf_playouts: its expansion threshold (see players/network_player.py).
+    # leaf_playouts: its expansion threshold (see players/network_player.py); policy_temperature:
+    # the softmax temperature of the network's priors (Leela Chess Zero's PolicySoftmaxTemp).
     PlayerKind("alphazero", _MCTS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init", "q_init",
                                      "device", "temperature_moves", "cache_size", "mix_lambda", "mix_playouts",
-                                     "mix_playout", "mix_epsilon", "leaf_playouts", "backend"},
+                                     "mix_playout", "mix_epsilon", "leaf_playouts", "backend",
+                                     "policy_temperature"},
                "network_player:make_network_player",
                check="network_player:check_options", budget=True, network=True),
     # command: the command line of an external GTP engine (e.g. "pentobi-gtp --quiet", "gnugo --mode gtp").
