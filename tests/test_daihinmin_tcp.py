@@ -300,6 +300,8 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_seed7100.json"], "0-1", 2000, "+0.018", "[-0.103, +0.130]"),
     (["docs/daihinmin_fujigokoro_2v2_seed7300.json", "docs/daihinmin_fujigokoro_2v2_seed7301.json"], "0+1-2+3",
      1000, "+0.051", "[-0.086, +0.191]"),
+    (["docs/daihinmin_fujigokoro_choose3000_seed7400.json"], "0-1", 500, "+0.072", "[-0.020, +0.150]"),
+    (["docs/daihinmin_fujigokoro_choose10000_seed7400.json"], "0-1", 500, "+0.266", "[+0.052, +0.500]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
