@@ -74,7 +74,7 @@ def test_priors_are_the_softmax_over_the_legal_moves_in_a_mixed_batch(net, posit
 def test_policy_temperature_divides_the_logits(net, positions, temperature):
     evaluations = NetworkEvaluator(net, BLOKUS, policy_temperature=temperature).evaluate(positions)
     with torch.no_grad():
-        logits, values = net.eval()(torch.from_numpy(encode_batch(positions)))
+        logits, _ = net.eval()(torch.from_numpy(encode_batch(positions)))
     plain = NetworkEvaluator(net, BLOKUS).evaluate(positions)
     for state, evaluation, before, row in zip(positions, evaluations, plain, logits):
         expected = torch.softmax(row[state.legal_actions()].double() / temperature, dim=0).numpy()

@@ -31,8 +31,8 @@ class NetworkEvaluator(Evaluator):
     the model: it moves it to ``device`` and keeps it in eval mode, so train a separate copy and
     hand its weights over with :meth:`set_weights`.
 
-    ``policy_temperature`` divides the logits before the softmax: above 1 flattens the priors
-    (play-time only; self-play's targets never pass through it).
+    ``policy_temperature`` divides the logits before the softmax: above 1 flattens the priors.
+    Only network players' specs set it; self-play's evaluators keep 1.
 
     ``cache_size > 0`` keeps the evaluations of the last ``cache_size`` distinct positions,
     keyed by ``state.key()`` (Blokus: squares and colour to move). Blokus reaches one position
