@@ -3,6 +3,8 @@ Apprenticeship Learning / policy-gradient Simulation Balancing on it (SPEC §6).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from ggp_sheets import sheet_game
@@ -398,3 +400,19 @@ def test_labels_with_no_simulations_are_the_exact_minimax_values():
                                                                    "states": 3}))
     assert value[0] == -1.0 and best[0] == 5  # o wins at once: -1 for x
     assert value[1] == 0.0 and value[2] == 1.0  # x centre: o's corner draws, o's edge loses
+
+
+def test_the_report_lists_each_compared_run_with_its_command(tmp_path):
+    from blokuszero.experiments.ggp_policy_learning import compare_rows
+
+    history = [{"mse_mean": m, "train_mse_mean": t} for m, t in [(0.4, 0.38), (0.3, 0.2), (0.25, 0.1)]]
+    run = tmp_path / "exact1000"
+    run.mkdir()
+    (run / "results.json").write_text(json.dumps({
+        "history": {"sb": history}, "label_simulations": 0, "train_states": 1000, "test_states": 100,
+        "test_draw": "disjoint", "sb_gradient": "psi", "sb_length": "steps", "test_in_training": 0,
+        "train_cpu": {"sb": 36.0}, "commands": {"train": "python x --train 1000"}}))
+    lines = compare_rows([str(run)])
+    row = next(line for line in lines if line.startswith(f"| `{run}`"))
+    assert "1000 (V* exact minimax)" in row and "0.4000 | 0.2500 (2) / 0.2500 | 0.3800 / 0.1000 | 0.0100" in row
+    assert f"- `{run}`: `python x --train 1000`" in lines

@@ -48,7 +48,7 @@ from ..files import write_atomic
 from ..games.ggp import GgpGame
 from ..games.ggp.softmax_policy import SoftmaxPolicy
 from ..knowledge.ggp.softmax_gradients import TrainableSoftmaxPolicy
-from ..match.stats import score_rate
+from ..match.stats import score_rate, sign_test
 from ..players.factory import make_player
 from ..referee.game_loop import play
 from ..rl import simulation_balancing as sb
@@ -177,6 +177,7 @@ def compare_rows(dirs: list[str]) -> list[str]:
              "| run | training states | g, T, test draw | test states also in training | UR test "
              "MSE | SB test MSE: best (epoch) / last | SB training MSE: UR / last | SB CPU "
              "core-hours |", "|---|---|---|---|---|---|---|---|"]
+    commands = []
     for d in dirs:
         r = json.loads((Path(d) / "results.json").read_text())
         h = r["history"]["sb"]
@@ -191,7 +192,8 @@ def compare_rows(dirs: list[str]) -> list[str]:
             f"{h[0].get('train_mse_mean', float('nan')):.4f} / "
             f"{h[-1].get('train_mse_mean', float('nan')):.4f} | "
             f"{_core_hours(r.get('train_cpu', {}).get('sb'))} |")
-    return lines + [""]
+        commands.append(f"- `{d}`: `{r.get('commands', {}).get('train', 'not recorded')}`")
+    return lines + ["", "Their commands (the training stage's):", ""] + commands + [""]
 
 
 def report(results: dict, game_name: str, docs: Path, compare: list[str] = ()) -> None:
@@ -295,14 +297,16 @@ def report(results: dict, game_name: str, docs: Path, compare: list[str] = ()) -
                   f"half); every game's seats, players' seeds, moves and returns are in "
                   f"`results.json` (`matches.rows[i].games`), and `play_game` with those seeds "
                   f"replays it:", "",
-                  "| policy (vs) | wins | draws | losses | score | paper (wins, draws, losses) |",
-                  "|---|---|---|---|---|---|"]
+                  "| policy (vs) | wins | draws | losses | score | sign test p (wins against losses) "
+                  "| paper (wins, draws, losses) |",
+                  "|---|---|---|---|---|---|---|"]
         for row in mt["rows"]:
             w, d, lo_ = row["result"]
             r = score_rate(w, d, lo_)
             paper = PAPER_TABLE3.get((row["first"], row["second"]), "")
             lines.append(f"| {row['first'].upper()} (vs {row['second'].upper()}) | {w} | {d} | "
-                         f"{lo_} | {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {paper} |")
+                         f"{lo_} | {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
+                         f"{sign_test(w, lo_):.2g} | {paper} |")
         lines.append("")
     if results.get("speed"):
         sp = results["speed"]
