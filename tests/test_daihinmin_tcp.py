@@ -302,6 +302,10 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
      1000, "+0.051", "[-0.086, +0.191]"),
     (["docs/daihinmin_fujigokoro_choose3000_seed7400.json"], "0-1", 500, "+0.072", "[-0.020, +0.150]"),
     (["docs/daihinmin_fujigokoro_choose10000_seed7400.json"], "0-1", 500, "+0.266", "[+0.052, +0.500]"),
+    (["docs/daihinmin_fujigokoro_confirm10000_seed7500.json"], "0-1", 500, "-0.036", "[-0.220, +0.172]"),
+    (["docs/daihinmin_fujigokoro_confirm10000_seed7501.json"], "0-1", 500, "+0.112", "[-0.152, +0.376]"),
+    (["docs/daihinmin_fujigokoro_confirm10000_seed7500.json", "docs/daihinmin_fujigokoro_confirm10000_seed7501.json"],
+     "0-1", 1000, "+0.038", "[-0.130, +0.213]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
