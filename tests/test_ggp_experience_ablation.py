@@ -14,6 +14,7 @@ from ggp_sheets import sheet_game
 from blokuszero.experiments import ggp_experience
 from blokuszero.experiments import ggp_experience_ablation as ablation
 from blokuszero.games.tictactoe import TicTacToeGame
+from blokuszero.match.stats import two_proportion_test
 from blokuszero.players.factory import make_player
 from blokuszero.search.enhancements import Enhancement
 from blokuszero.search.experience import SearchExperience
@@ -188,7 +189,8 @@ def test_ablation_interleaves_pairs_by_seed_resumes_and_reports(tmp_path, monkey
     doc = tmp_path / "doc.md"
     doc.write_text("# The report\n\nits tables\n")
     report = argparse.Namespace(games_file=str(out), doc=str(doc),
-                                records=str(tmp_path / "kept.jsonl"))
+                                records=str(tmp_path / "kept.jsonl"),
+                                confirm_file=str(tmp_path / "none.jsonl"))
     for _ in range(2):  # the section is replaced, not repeated
         ablation.cmd_ablation_report(report)
     text = doc.read_text()
@@ -197,3 +199,32 @@ def test_ablation_interleaves_pairs_by_seed_resumes_and_reports(tmp_path, monkey
     assert "| baseline |" in text and "| tree=fresh |" in text and "| 2, " in text
     assert (tmp_path / "kept.jsonl").read_text().splitlines() == out.read_text().splitlines()
     assert ggp_experience.kept_section(str(doc)) == "\n" + text[text.index(ggp_experience.ABLATION_HEADING):]
+
+
+def test_confirming_run_plays_the_fixed_reading_on_fresh_seeds_and_tests_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(ablation, "GAME", "tictactoe")
+    monkeypatch.setattr(ablation, "PLAYOUTS", 20)
+    monkeypatch.setattr(ablation, "CONFIRM_GAMES", 3)
+    out, abl = tmp_path / "confirm.jsonl", tmp_path / "ablation.jsonl"
+    ablation.cmd_confirm(argparse.Namespace(games=3, shard="0/1", until=None, out=str(out)))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["variant"], r["index"]) for r in records] == [(ablation.CONFIRM_VARIANT, i) for i in range(3)]
+    assert [r["seed"] for r in records] == [ablation.game_seed(ablation.CONFIRM_SEED, i) for i in range(3)]
+    assert all(r["experience"] == ablation.VARIANTS[ablation.CONFIRM_VARIANT].experience for r in records)
+    ablation.cmd_ablation(argparse.Namespace(games=1, variants=["baseline"], seed=0, shard="0/1",
+                                             until=None, out=str(abl)))
+    doc = tmp_path / "doc.md"
+    ablation.cmd_ablation_report(argparse.Namespace(games_file=str(abl), doc=str(doc), records=None,
+                                                    confirm_file=str(out)))
+    text = doc.read_text()
+    section = text[text.index("### The confirming run"):]
+    w = sum(r["result"] == "win" for r in records) + 0.5 * sum(r["result"] == "draw" for r in records)
+    z = two_proportion_test(w, 3, 326, 500)
+    assert "| 3 | " in section and f"{z['z']:+.2f}, {z['p_value']:.2g}" in section
+    assert ("does not reject" in section) == (z["p_value"] >= 0.05)
+    assert "none of the 3 is an ablation game's seed" in section
+    # a confirming game on an ablation seed is refused
+    with pytest.raises(ValueError, match="shares 1 seeds with the ablation"):
+        ablation.confirm_section(records, [dict(records[0], variant="baseline")])
+    monkeypatch.setattr(ablation, "CONFIRM_GAMES", 500)
+    assert "3 of the run's 500 games played so far" in ablation.confirm_section(records, [])

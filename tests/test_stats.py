@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, norm, sem
+from scipy.stats import binomtest, chi2_contingency, norm, sem
 
 from blokuszero.match.stats import (
     block_bootstrap,
@@ -18,6 +18,7 @@ from blokuszero.match.stats import (
     score_rate,
     seat_win_rates,
     sign_test,
+    two_proportion_test,
     wilson_interval,
     win_rate,
 )
@@ -125,3 +126,21 @@ def test_paired_difference_over_dependence_blocks():
     single = paired_difference(a, b, block=100)
     assert single["ci_low"] is single["ci_high"] is None
     assert "no interval" in format_paired("a", "b", single)
+
+
+def test_two_proportion_test_is_scipys_chi_squared_without_correction():
+    for a, n, b, m in [(270, 500, 326, 500), (54, 100, 326, 500), (1, 10, 9, 10), (50, 100, 50, 100),
+                       (0, 30, 3, 40), (115.5, 200, 100, 200)]:
+        table = [[a, n - a], [b, m - b]]
+        expected = chi2_contingency(table, correction=False).pvalue
+        result = two_proportion_test(a, n, b, m)
+        assert result["p_value"] == pytest.approx(expected, rel=1e-9), (a, n, b, m)
+        assert result["z"] ** 2 == pytest.approx(chi2_contingency(table, correction=False).statistic)
+        assert math.copysign(1, result["z"]) == math.copysign(1, a / n - b / m) or a / n == b / m
+    # the headline cell's first 500 games against the paper's (BENCHMARKS: z = 3.6)
+    assert two_proportion_test(270, 500, 326, 500)["z"] == pytest.approx(-3.609, abs=0.0005)
+    assert two_proportion_test(0, 5, 0, 7) == {"z": 0.0, "p_value": 1.0}
+    with pytest.raises(ValueError, match="both samples need games, not 0 and 5"):
+        two_proportion_test(0, 0, 1, 5)
+    with pytest.raises(ValueError, match="wins must lie in 0..games, not 6/5 and 1/5"):
+        two_proportion_test(6, 5, 1, 5)

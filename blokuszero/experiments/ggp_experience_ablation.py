@@ -9,10 +9,16 @@ variant, so variants pair by game.
     python scripts/ggp_experience_experiment.py ablation --games 100 \\
         [--variants baseline tree=fresh ...] [--shard 0/2] [--until 08:40] \\
         [--out runs/ggp_experience/ablation.jsonl]
-    # the table, spliced into the report's page (its section replaced), and the records kept
+    # the confirming run: the reading fixed from the ablation (CONFIRM_VARIANT), on seeds no
+    # ablation game used (CONFIRM_SEED), 500 games (resumable, shardable like ablation)
+    python scripts/ggp_experience_experiment.py confirm [--shard 0/2] [--until 08:40] \\
+        [--out docs/ggp_experience_confirm.jsonl]
+    # the table and the confirming run's section, spliced into the report's page (its section
+    # replaced), and the ablation's records kept
     python scripts/ggp_experience_experiment.py ablation-report \\
         [--games-file runs/ggp_experience/ablation.jsonl] [--doc docs/ggp_experience.md] \\
-        [--records docs/ggp_experience_ablation.jsonl]
+        [--records docs/ggp_experience_ablation.jsonl] \\
+        [--confirm-file docs/ggp_experience_confirm.jsonl]
 
 Any game replays from its record: :func:`~.ggp_experience.play_game` with the record's seed,
 ``exp_role`` and its variant's ``experience`` and ``both`` options.
@@ -20,6 +26,7 @@ Any game replays from its record: :func:`~.ggp_experience.play_game` with the re
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 import zlib
@@ -27,7 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..games.ggp import GgpGame
-from ..match.stats import paired_difference, score_rate, sign_test, wilson_interval
+from ..match.stats import (
+    paired_difference,
+    score_rate,
+    sign_test,
+    two_proportion_test,
+    wilson_interval,
+)
 from . import ggp_experience
 from .ggp_experience import ABLATION_HEADING, RULES, C, deadline, play_game
 
@@ -70,6 +83,12 @@ VARIANTS = {v.name: v for v in (
     Variant("move=all", "the move with most visits, seeded visits counted (4.2 rejects this)",
             experience={"move": "all"}),
 )}
+
+
+#: The confirming run: the reading fixed from the ablation before any of its games was played
+#: (the variant with the highest rate there; no variant differed from the baseline on paired
+#: games), the seed its games' seeds come from (the ablation's came from 0), and its games.
+CONFIRM_VARIANT, CONFIRM_SEED, CONFIRM_GAMES = "lifetime=move", 1, 500
 
 
 def variant(name: str) -> Variant:
@@ -115,6 +134,48 @@ def cmd_ablation(args) -> None:
         with out.open("a") as f:
             f.write(json.dumps(record) + "\n")
         print(json.dumps(record), flush=True)
+
+
+def cmd_confirm(args) -> None:
+    """Play the confirming run's games into ``args.out`` (resumable, shardable)."""
+    cmd_ablation(argparse.Namespace(games=args.games, variants=[CONFIRM_VARIANT],
+                                    seed=CONFIRM_SEED, shard=args.shard, until=args.until,
+                                    out=args.out))
+
+
+def confirm_section(records: list[dict], ablation: list[dict]) -> str:
+    """The confirming run's section (Markdown): its result against the paper's by a
+    two-proportion test, and a check that none of its seeds is an ablation game's."""
+    v = VARIANTS[CONFIRM_VARIANT]
+    res = [r["result"] for r in records]
+    w, l, d = res.count("win"), res.count("loss"), res.count("draw")
+    s = score_rate(w, d, l)
+    hours = sum(r["cpu_seconds"] for r in records) / 3600
+    shared = {r["seed"] for r in records} & {r["seed"] for r in ablation}
+    if shared:
+        raise ValueError(f"the confirming run shares {len(shared)} seeds with the ablation's games")
+    test = two_proportion_test(w + 0.5 * d, len(res), PAPER[0] + 0.5 * PAPER[2], sum(PAPER))
+    if len(res) < CONFIRM_GAMES:
+        verdict = (f"{len(res)} of the run's {CONFIRM_GAMES} games played so far; the verdict "
+                   f"waits for all of them.")
+    elif test["p_value"] < 0.05:
+        verdict = ("The test rejects at 0.05: the reading does not reproduce the paper's "
+                   "headline cell.")
+    else:
+        verdict = ("The test does not reject at 0.05: the headline cell at this reading lies "
+                   "within the paper's result.")
+    return (f"### The confirming run (fresh seeds)\n\nMade by `python scripts/ggp_experience_"
+            f"experiment.py confirm` (records in `docs/ggp_experience_confirm.jsonl`). The reading, "
+            f"fixed from the ablation before these games were played: **{v.name}** ({v.reading}); "
+            f"every other choice as the baseline's. The games' seeds come from seed {CONFIRM_SEED} "
+            f"(the ablation's from 0; none of the {len(res)} is an ablation game's seed), colours "
+            f"alternating by game.\n\n| games | W-L-D | win rate (95% Wilson) | sign test p | "
+            f"the paper | ours minus the paper's rate: two-proportion z, p | CPU core-hours |\n"
+            f"|---|---|---|---|---|---|---|\n"
+            f"| {len(res)} | {w}-{l}-{d} | {s['win_rate']:.3f} [{s['ci_low']:.3f}, "
+            f"{s['ci_high']:.3f}] | {sign_test(w, l):.2g} | {PAPER[0]}-{PAPER[1]}-{PAPER[2]}, "
+            f"{PAPER[0] / sum(PAPER):.3f} | {test['z']:+.2f}, {test['p_value']:.2g} | "
+            f"{hours:.2f} |\n\n{verdict}\n")
 
 
 def ablation_table(records: list[dict]) -> str:
@@ -174,6 +235,10 @@ def cmd_ablation_report(args) -> None:
     """Render the ablation section into ``args.doc`` and copy the records to ``args.records``."""
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
     section = ablation_table(records)
+    confirm = Path(args.confirm_file) if args.confirm_file else None
+    if confirm and confirm.exists():
+        kept = [json.loads(line) for line in confirm.read_text().splitlines() if line]
+        section += "\n" + confirm_section(kept, records)
     print(section)
     if args.doc:
         doc = Path(args.doc)
@@ -193,11 +258,18 @@ def add_commands(sub) -> dict:
     a.add_argument("--shard", default="0/1", help="i/n: play every n-th game from the i-th")
     a.add_argument("--until", default=None, help="UTC HH:MM: start no game after it")
     a.add_argument("--out", default="runs/ggp_experience/ablation.jsonl")
+    c = sub.add_parser("confirm", help=f"the reading {CONFIRM_VARIANT} on fresh seeds")
+    c.add_argument("--games", type=int, default=CONFIRM_GAMES)
+    c.add_argument("--shard", default="0/1", help="i/n: play every n-th game from the i-th")
+    c.add_argument("--until", default=None, help="UTC HH:MM: start no game after it")
+    c.add_argument("--out", default="docs/ggp_experience_confirm.jsonl")
     r = sub.add_parser("ablation-report")
     r.add_argument("--games-file", default="runs/ggp_experience/ablation.jsonl")
     r.add_argument("--doc", default="docs/ggp_experience.md")
     r.add_argument("--records", default="docs/ggp_experience_ablation.jsonl")
-    return {"ablation": cmd_ablation, "ablation-report": cmd_ablation_report}
+    r.add_argument("--confirm-file", default="docs/ggp_experience_confirm.jsonl")
+    return {"ablation": cmd_ablation, "confirm": cmd_confirm,
+            "ablation-report": cmd_ablation_report}
 
 
 def main(argv: list[str] | None = None) -> None:

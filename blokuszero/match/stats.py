@@ -9,6 +9,8 @@ a block bootstrap for games that depend on each other.
 - Paired comparisons pair two players' results on the same game or seed: the sign test counts
   the pairs each side won (ties left out); the paired mean difference has a normal interval when
   pairs are independent, and a block bootstrap interval when they are not.
+- Two rates from independent games (ours against a paper's) compare by a two-proportion
+  z-test.
 - The **block bootstrap** resamples whole dependence blocks (consecutive games that share state:
   Daihinmin's ranks carry over from game to game and reset every ``rank_reset`` games, so a block
   is the games between two resets), from a seeded generator, so an interval is reproducible.
@@ -99,6 +101,23 @@ def sign_test(wins: int, losses: int) -> float:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(k, n + 1))
     return min(1.0, 2 * tail / 2**n)
+
+
+def two_proportion_test(a_wins: float, a_games: int, b_wins: float, b_games: int) -> dict[str, float]:
+    """Two-sided two-proportion z-test (pooled variance) that rates ``a_wins / a_games`` and
+    ``b_wins / b_games`` are equal: ``z`` (positive when a's rate is higher) and ``p_value``; the
+    same p as a chi-squared test of the 2x2 table without continuity correction."""
+    if a_games < 1 or b_games < 1:
+        raise ValueError(f"both samples need games, not {a_games} and {b_games}")
+    if not (0 <= a_wins <= a_games and 0 <= b_wins <= b_games):
+        raise ValueError(f"wins must lie in 0..games, not {a_wins}/{a_games} and {b_wins}/{b_games}")
+    pooled = (a_wins + b_wins) / (a_games + b_games)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / a_games + 1 / b_games))
+    diff = a_wins / a_games - b_wins / b_games
+    if se == 0:  # both rates 0 or both 1
+        return {"z": 0.0, "p_value": 1.0}
+    z = diff / se
+    return {"z": z, "p_value": math.erfc(abs(z) / math.sqrt(2))}
 
 
 def block_bootstrap(values: Sequence[float] | np.ndarray, block: int, seed: int = 0,
