@@ -304,8 +304,10 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_choose10000_seed7400.json"], "0-1", 500, "+0.266", "[+0.052, +0.500]"),
     (["docs/daihinmin_fujigokoro_confirm10000_seed7500.json"], "0-1", 500, "-0.036", "[-0.220, +0.172]"),
     (["docs/daihinmin_fujigokoro_confirm10000_seed7501.json"], "0-1", 500, "+0.112", "[-0.152, +0.376]"),
-    (["docs/daihinmin_fujigokoro_confirm10000_seed7500.json", "docs/daihinmin_fujigokoro_confirm10000_seed7501.json"],
-     "0-1", 1000, "+0.038", "[-0.130, +0.213]"),
+    (["docs/daihinmin_fujigokoro_confirm10000_seed7502.json"], "0-1", 500, "-0.102", "[-0.206, +0.012]"),
+    (["docs/daihinmin_fujigokoro_confirm10000_seed7503.json"], "0-1", 500, "+0.096", "[-0.112, +0.274]"),
+    ([f"docs/daihinmin_fujigokoro_confirm10000_seed{s}.json" for s in (7500, 7501, 7502, 7503)],
+     "0-1", 2000, "+0.018", "[-0.090, +0.126]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
