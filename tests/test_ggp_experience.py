@@ -372,11 +372,11 @@ def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
 
     out = tmp_path / "games.jsonl"
 
-    def play(playouts):
+    def play(playouts, reading="baseline", path=out):
         ggp_experience.cmd_play(argparse.Namespace(
             games=["pawnwhopping"], configs=["huffman2"], pairs=1, playouts=playouts, seed=0,
-            shard="0/1", until=None, out=str(out)))
-        return [json.loads(line) for line in out.read_text().splitlines()]
+            reading=reading, shard="0/1", until=None, out=str(path)))
+        return [json.loads(line) for line in path.read_text().splitlines()]
 
     first = play(4)
     assert [r["exp_role"] for r in first] == [0, 1]
@@ -389,3 +389,20 @@ def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
     text = (tmp_path / "doc.md").read_text()
     assert "| pawnwhopping | 4 | huffman d=2 |" in text and "| pawnwhopping | 3 | huffman d=2 |" in text
     assert (tmp_path / "records.jsonl").read_text().splitlines() == out.read_text().splitlines()
+    assert "**baseline** (table for the whole game" in text
+
+    # a table under another reading: the same seeds, the reading's options in every game, and a
+    # report that refuses to add two readings' games into one cell
+    moved = play(4, "lifetime=move", tmp_path / "move.jsonl")
+    assert [(r["seed"], r["reading"]) for r in moved] == [(r["seed"], "lifetime=move") for r in first]
+    game = ggp_experience.GgpGame.from_file(ggp_experience.RULES / "pawnwhopping.kif")
+    again = ggp_experience.play_game(game, "huffman2", 4, moved[1]["exp_role"], moved[1]["seed"],
+                                     experience={"lifetime": "move"})
+    assert again["moves"] == moved[1]["moves"] and again["goals"] == moved[1]["goals"]
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(out.read_text() + (tmp_path / "move.jsonl").read_text())
+    with pytest.raises(SystemExit, match="mixes the readings baseline, lifetime=move; report one"):
+        ggp_experience.cmd_report(argparse.Namespace(games_file=str(mixed), switch="none.json",
+                                                     doc=None, png=None, records=None))
+    with pytest.raises(SystemExit, match=r"^error: unknown reading 'lifetime=turn'; known: baseline, "):
+        play(4, "lifetime=turn")

@@ -5,7 +5,7 @@
     # file; several shards at once)
     python scripts/ggp_experience_experiment.py play --pairs 50 --playouts 500 \\
         [--games breakthrough connectfour pawnwhopping] [--configs huffman2 ...] \\
-        [--shard 0/2] [--until 20:00] [--out runs/ggp_experience/games.jsonl]
+        [--reading baseline] [--shard 0/2] [--until 20:00] [--out runs/ggp_experience/games.jsonl]
     # the switching rule's pre-game measurement per game (10 games of 10 moves, 250 playouts)
     python scripts/ggp_experience_experiment.py switch [--games ...] [--out runs/ggp_experience/switch.json]
     # table (Markdown) and figure from what was played, beside the paper's figures
@@ -28,6 +28,7 @@ import json
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +63,51 @@ PAPER = {
 PAPER_AVERAGE = {"d=0": 0.622, "d=2": 0.571, "switch": 0.631}
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One reading of one open choice: ``experience``, the experience player's table options
+    changed; ``both``, both players' UCT settings changed (the baseline's are the defaults)."""
+
+    name: str
+    reading: str
+    experience: dict = field(default_factory=dict)
+    both: dict = field(default_factory=dict)
+
+
+#: The readings of the paper's open choices: the baseline (this implementation's) and variants
+#: that each change one choice, the most promising first (the order the ablation plays them in).
+#: ``play --reading NAME`` plays a table under one of them.
+VARIANTS = {v.name: v for v in (
+    Variant("baseline", f"table for the whole game; a node seeded once, when first reached, "
+            f"with the summed rewards and visits of its similar boards; tree path and playout "
+            f"boards stored; the move with most real visits; both players c = {C}, tree reused "
+            f"between moves, 500 simulations per move"),
+    Variant("tree=fresh", "both players search each move from a new tree rooted at the "
+            "position (2.2: each turn's MCTS has the current board as root; 4.3: equal "
+            "playouts so both trees have the same nodes), 500 simulations per move",
+            both={"reuse_tree": False}),
+    Variant("weight=mean", "a reached node receives its similar boards' pooled mean reward "
+            "as one visit, not their summed rewards and visits", experience={"weight": "mean"}),
+    Variant("c=0.4", "both players c = 0.4 (CadiaPlayer's C = 40 on rewards 0-100, the "
+            "paper's GGP reference [6])", both={"c": 0.4}),
+    Variant("c=1.41", "both players c = 1.41 (sqrt 2, UCB1 of Kocsis and Szepesvari [5])",
+            both={"c": 1.41}),
+    Variant("lifetime=move", "the table is emptied at the start of each move's search",
+            experience={"lifetime": "move"}),
+    Variant("stored=path", "only the tree path's boards are stored, no playout positions",
+            experience={"stored": "path"}),
+    Variant("move=all", "the move with most visits, seeded visits counted (4.2 rejects this)",
+            experience={"move": "all"}),
+)}
+
+
+def variant(name: str) -> Variant:
+    """The variant ``name``; ValueError naming the known ones."""
+    if name not in VARIANTS:
+        raise ValueError(f"unknown reading {name!r}; known: {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
 def play_game(game: GgpGame, config: str, playouts: int, exp_role: int, seed: int, *,
               experience: dict | None = None, both: dict | None = None) -> dict:
     """One game, the experience player in role ``exp_role``; the record. ``experience``: further
@@ -94,19 +140,24 @@ def deadline(text: str | None) -> float:
 
 
 def cmd_play(args) -> None:
+    try:
+        reading = variant(args.reading)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     index, count = map(int, args.shard.split("/"))
     stop = deadline(args.until)
     games = {g: GgpGame.from_file(RULES / f"{g}.kif") for g in args.games}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    # Resuming: a game already in the file (same game, configuration, playouts and seed) is
-    # not played again.
+    # Resuming: a game already in the file (same game, configuration, playouts, seed and
+    # reading) is not played again.
     done = set()
     if out.exists():
         for line in out.read_text().splitlines():
             if line:
                 r = json.loads(line)
-                done.add((r["game"], r["config"], r["playouts"], r["seed"]))
+                done.add((r["game"], r["config"], r["playouts"], r["seed"],
+                          r.get("reading", "baseline")))
     tasks = [(r, g, c) for r in range(args.pairs) for g in args.games for c in args.configs]
     for i, (r, g, c) in enumerate(tasks):
         if i % count != index:
@@ -116,9 +167,11 @@ def cmd_play(args) -> None:
                 print("stopped at the deadline")
                 return
             seed = zlib.crc32(f"{args.seed}/{g}/{c}/{r}/{exp_role}".encode())
-            if (g, c, args.playouts, seed) in done:
+            if (g, c, args.playouts, seed, reading.name) in done:
                 continue
-            record = play_game(games[g], c, args.playouts, exp_role, seed)
+            record = {**play_game(games[g], c, args.playouts, exp_role, seed,
+                                  experience=reading.experience, both=reading.both),
+                      "reading": reading.name}
             with out.open("a") as f:
                 f.write(json.dumps(record) + "\n")
             print(json.dumps(record), flush=True)
@@ -212,6 +265,11 @@ def kept_section(doc_path: str | None) -> str:
 
 def cmd_report(args) -> None:
     records = [json.loads(line) for line in Path(args.games_file).read_text().splitlines() if line]
+    readings = sorted({r.get("reading", "baseline") for r in records})
+    if len(readings) > 1:  # one table, one reading: cells of two readings do not add up
+        raise SystemExit(f"error: {args.games_file} mixes the readings {', '.join(readings)}; "
+                         f"report one reading's games")
+    reading = VARIANTS[readings[0]] if readings else VARIANTS["baseline"]
     switch = json.loads(Path(args.switch).read_text()) if Path(args.switch).exists() else {}
     cells = tally(records)
     games = [g for g in GAMES if any(k[0] == g for k in cells)]
@@ -269,7 +327,8 @@ def cmd_report(args) -> None:
             "`play` and the measurements of `switch`. Each cell: the experience player "
             "(UCT + the table, an encoding, Hamming distance d) against plain UCT, the same "
             "playouts per move, colours swapped in pairs; W-L-D are the experience player's, "
-            "the sign test leaves draws out. Games: "
+            f"the sign test leaves draws out. The reading of the paper's open choices: "
+            f"**{reading.name}** ({reading.reading}). Games: "
             f"{len(records)} in all; {counts[0]}-{counts[-1]} per cell at "
             + ", ".join(f"{g} {main[g]}" for g in games) + " playouts per move (the paper: 500 "
             "games per cell, 500 playouts everywhere; the run's machine, load and budget are in "
@@ -342,6 +401,7 @@ def main(argv: list[str] | None = None, more: Callable | None = None) -> None:
     p.add_argument("--pairs", type=int, default=50, help="colour-swapped game pairs per cell")
     p.add_argument("--playouts", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reading", default="baseline", help="the open choices' reading: " + ", ".join(VARIANTS))
     p.add_argument("--shard", default="0/1", help="i/n: play every n-th task from the i-th")
     p.add_argument("--until", default=None, help="UTC HH:MM: start no game after it")
     p.add_argument("--out", default="runs/ggp_experience/games.jsonl")

@@ -30,7 +30,6 @@ import argparse
 import json
 import time
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..games.ggp import GgpGame
@@ -42,60 +41,17 @@ from ..match.stats import (
     wilson_interval,
 )
 from . import ggp_experience
-from .ggp_experience import ABLATION_HEADING, RULES, C, deadline, play_game
+from .ggp_experience import ABLATION_HEADING, RULES, VARIANTS, deadline, play_game, variant
 
 GAME, CONFIG, PLAYOUTS = "breakthrough", "huffman2", 500
 PAPER = (326, 174, 0)  # the paper's table 3: Breakthrough, Huffman d = 2, 500 games
 SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One reading of one open choice: ``experience``, the experience player's table options
-    changed; ``both``, both players' UCT settings changed (the baseline's are the defaults)."""
-
-    name: str
-    reading: str
-    experience: dict = field(default_factory=dict)
-    both: dict = field(default_factory=dict)
-
-
-#: The variants, the most promising readings first (the order games are played in).
-VARIANTS = {v.name: v for v in (
-    Variant("baseline", f"table for the whole game; a node seeded once, when first reached, "
-            f"with the summed rewards and visits of its similar boards; tree path and playout "
-            f"boards stored; the move with most real visits; both players c = {C}, tree reused "
-            f"between moves, 500 simulations per move"),
-    Variant("tree=fresh", "both players search each move from a new tree rooted at the "
-            "position (2.2: each turn's MCTS has the current board as root; 4.3: equal "
-            "playouts so both trees have the same nodes), 500 simulations per move",
-            both={"reuse_tree": False}),
-    Variant("weight=mean", "a reached node receives its similar boards' pooled mean reward "
-            "as one visit, not their summed rewards and visits", experience={"weight": "mean"}),
-    Variant("c=0.4", "both players c = 0.4 (CadiaPlayer's C = 40 on rewards 0-100, the "
-            "paper's GGP reference [6])", both={"c": 0.4}),
-    Variant("c=1.41", "both players c = 1.41 (sqrt 2, UCB1 of Kocsis and Szepesvari [5])",
-            both={"c": 1.41}),
-    Variant("lifetime=move", "the table is emptied at the start of each move's search",
-            experience={"lifetime": "move"}),
-    Variant("stored=path", "only the tree path's boards are stored, no playout positions",
-            experience={"stored": "path"}),
-    Variant("move=all", "the move with most visits, seeded visits counted (4.2 rejects this)",
-            experience={"move": "all"}),
-)}
-
-
 #: The confirming run: the reading fixed from the ablation before any of its games was played
 #: (the variant with the highest rate there; no variant differed from the baseline on paired
 #: games), the seed its games' seeds come from (the ablation's came from 0), and its games.
 CONFIRM_VARIANT, CONFIRM_SEED, CONFIRM_GAMES = "lifetime=move", 1, 500
-
-
-def variant(name: str) -> Variant:
-    """The variant ``name``; ValueError naming the known ones."""
-    if name not in VARIANTS:
-        raise ValueError(f"unknown ablation variant {name!r}; known: {', '.join(VARIANTS)}")
-    return VARIANTS[name]
 
 
 def game_seed(seed: int, index: int) -> int:
