@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -228,3 +229,19 @@ def test_confirming_run_plays_the_fixed_reading_on_fresh_seeds_and_tests_it(tmp_
         ablation.confirm_section(records, [dict(records[0], variant="baseline")])
     monkeypatch.setattr(ablation, "CONFIRM_GAMES", 500)
     assert "3 of the run's 500 games played so far" in ablation.confirm_section(records, [])
+
+
+def test_kept_confirming_records_give_the_reports_figures():
+    """docs/ggp_experience.md's and BENCHMARKS' confirming-run figures are what the kept records give."""
+    root = Path(__file__).resolve().parents[1]
+    load = lambda name: [json.loads(line) for line in (root / "docs" / name).read_text().splitlines()]  # noqa: E731
+    records, ablated = load("ggp_experience_confirm.jsonl"), load("ggp_experience_ablation.jsonl")
+    assert [r["index"] for r in records] == list(range(ablation.CONFIRM_GAMES))
+    assert {r["variant"] for r in records} == {ablation.CONFIRM_VARIANT}
+    assert [r["seed"] for r in records] == [ablation.game_seed(ablation.CONFIRM_SEED, i) for i in range(500)]
+    section = ablation.confirm_section(records, ablated)
+    assert "| 500 | 281-219-0 | 0.562 [0.518, 0.605] | 0.0063 |" in section and "| -2.91, 0.0036 |" in section
+    assert "The test rejects at 0.05" in section
+    assert section in (root / "docs" / "ggp_experience.md").read_text()
+    benchmarks = (root / "BENCHMARKS.md").read_text()
+    assert "**281-219** | **0.562 [0.518, 0.605]** | **0.0063** | **-2.91, 0.0036**" in benchmarks
