@@ -26,7 +26,6 @@ Any game replays from its record: :func:`~.ggp_experience.play_game` with the re
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import zlib
@@ -41,7 +40,7 @@ from ..match.stats import (
     wilson_interval,
 )
 from . import ggp_experience
-from .ggp_experience import ABLATION_HEADING, RULES, VARIANTS, deadline, play_game, variant
+from .ggp_experience import ABLATION_HEADING, RULES, VARIANTS, Variant, deadline, play_game, variant
 
 GAME, CONFIG, PLAYOUTS = "breakthrough", "huffman2", 500
 PAPER = (326, 174, 0)  # the paper's table 3: Breakthrough, Huffman d = 2, 500 games
@@ -65,38 +64,46 @@ def cmd_ablation(args) -> None:
         variants = [variant(n) for n in args.variants]
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
-    index, count = map(int, args.shard.split("/"))
-    stop = deadline(args.until)
-    out = Path(args.out)
+    play_variants(variants, args.games, args.seed, args.shard, args.until, args.out)
+
+
+def cmd_confirm(args) -> None:
+    """Play the confirming run's games into ``args.out`` (resumable, shardable)."""
+    play_variants([VARIANTS[CONFIRM_VARIANT]], args.games, CONFIRM_SEED, args.shard, args.until,
+                  args.out)
+
+
+def play_variants(variants: list[Variant], games: int, seed: int, shard: str, until: str | None,
+                  out_path: str) -> None:
+    """Play games ``0..games-1`` of the headline cell under each of ``variants`` into
+    ``out_path``, interleaved by game index, game i on :func:`game_seed` (``seed``, i); games
+    already in the file are skipped; ``shard`` ``i/n`` plays every n-th game from the i-th;
+    none starts after ``until`` (UTC HH:MM)."""
+    index, count = map(int, shard.split("/"))
+    stop = deadline(until)
+    out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out.exists():
         done = {(r["variant"], r["seed"]) for r in map(json.loads, out.read_text().splitlines())}
     game = GgpGame.from_file(RULES / f"{GAME}.kif")
-    tasks = [(i, v) for i in range(args.games) for v in variants]
+    tasks = [(i, v) for i in range(games) for v in variants]
     for t, (i, v) in enumerate(tasks):
         if t % count != index:
             continue
-        seed = game_seed(args.seed, i)
-        if (v.name, seed) in done:
+        game_i = game_seed(seed, i)
+        if (v.name, game_i) in done:
             continue
         if time.time() > stop:
             print("stopped at the deadline")
             return
-        record = play_game(game, CONFIG, PLAYOUTS, i % 2, seed, experience=v.experience,
+        record = play_game(game, CONFIG, PLAYOUTS, i % 2, game_i, experience=v.experience,
                            both=v.both)
         record = {"variant": v.name, "index": i, **record, "experience": v.experience,
                   "both": v.both}
         with out.open("a") as f:
             f.write(json.dumps(record) + "\n")
         print(json.dumps(record), flush=True)
-
-
-def cmd_confirm(args) -> None:
-    """Play the confirming run's games into ``args.out`` (resumable, shardable)."""
-    cmd_ablation(argparse.Namespace(games=args.games, variants=[CONFIRM_VARIANT],
-                                    seed=CONFIRM_SEED, shard=args.shard, until=args.until,
-                                    out=args.out))
 
 
 def confirm_section(records: list[dict], ablation: list[dict]) -> str:
