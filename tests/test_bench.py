@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = {
     "blokus": ["--seconds", "0.05", "--games", "3"],
     "search_parts": ["--scale", "0.01"],
-    "daihinmin": ["--seconds", "0.05", "--repeats", "1", "--games", "2", "--mc-playouts", "5"],
+    "daihinmin": ["--seconds", "0.05", "--repeats", "1", "--games", "2", "--mc-playouts", "5", "--hand-deals", "3"],
     "ggp": ["--games", "tictactoe", "--seconds", "0.05"],
     "ggp_experience": ["--sizes", "100", "1000", "--probes", "20", "--games", "tictactoe", "--simulations", "10",
                        "--repeats", "1"],
@@ -52,7 +52,7 @@ def _search_parts(r: dict) -> None:
 
 def _daihinmin(r: dict) -> None:
     assert set(r) == {"playouts", "movegen", "mc_random", "mc_default", "mc_model", "mc_model/model", "model",
-                      "server_in_process", "server_tcp"}
+                      "hands", "server_in_process", "server_tcp"}
     _rates(r["playouts"], {"best", "median", "per_item"})
     for policy in ("random", "default", "model", "model/model"):
         mc = r[f"mc_{policy}"]
@@ -61,6 +61,9 @@ def _daihinmin(r: dict) -> None:
         assert mc["playouts_per_decision"] == 5
         assert mc["playouts_per_s"] == pytest.approx(5 * mc["decisions_per_s"])
     _rates(r["model"], {"learn_game_us", "predict_us"})
+    _rates(r["hands"], {"ms_per_decision", "deals", "median_effective_deals", "decisions"})
+    assert r["hands"]["deals"] == 3 and 1 <= r["hands"]["median_effective_deals"] <= 3
+    assert r["hands"]["decisions"] > 50  # player 0's turns in ten games
     assert r["server_tcp"] > 0  # a real timing: server_rate's arithmetic is checked on a fake clock
 
 

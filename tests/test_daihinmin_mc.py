@@ -326,5 +326,5 @@ def test_always_lead_never_passes_on_an_empty_field(monkeypatch):
     assert spec == {"kind": "daihinmin_mc", "playout": "model", "self_playout": "default", "simulations": 3000,
                     "always_lead": True}
     assert make_client(DaihinminGame(), spec, seed=1).player.always_lead
-    with pytest.raises(ValueError, match="unknown client"):
+    with pytest.raises(ValueError, match="unknown option 'lead'"):
         parse_client_spec("mc:model:10:lead")

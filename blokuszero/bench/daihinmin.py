@@ -16,12 +16,15 @@ Figures:
   official record in tests/data, the searcher random) and ``model/model`` (the searcher too
   plays the models pooled);
 - ``model``: the improved opponent model: learning one player's moves of a game, and one
-  prediction, in microseconds (over 100 games of random play).
+  prediction, in microseconds (over 100 games of random play);
+- ``hands``: hand estimation per decision (CPU ms): drawing ``--hand-deals`` determinizations
+  and weighting them by the models of ``mc_model`` (``hand_weight`` 0.5) at player 0's turns in
+  games 100-109 of the official record, and the median effective number of deals.
 
 The best of ``--repeats`` timings is reported with the median. Usage::
 
     python -m blokuszero.bench daihinmin [--seconds 3] [--repeats 3] [--games 200] [--mc-playouts 100]
-        [--no-server] [--json out.json]
+        [--hand-deals 1000] [--no-server] [--json out.json]
 """
 
 from __future__ import annotations
@@ -177,12 +180,38 @@ def model_times() -> tuple[float, float]:
     return learn_us, (time.process_time() - start) / len(positions) * 1e6
 
 
+def hand_estimation_time(deals: int) -> tuple[float, float, int]:
+    """(CPU ms per decision, median effective deals, decisions) of
+    :func:`~..knowledge.daihinmin.hand_estimation.weighted_deals` at player 0's turns of games
+    100-109 of the official record, the history before each turn seen."""
+    from ..games.daihinmin.log import read_log
+    from ..knowledge.daihinmin.hand_estimation import effective_size, weighted_deals
+    from ..knowledge.daihinmin.opponent_model import game_moves
+    from ..match.daihinmin.uecda_replay import rules_of
+
+    record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
+    game = DaihinminGame(rules_of(record)[0])
+    logp, _ = learned_models()
+    turns = []
+    for g in record.games[100:110]:
+        states, movers, actions = game_moves(g, game)
+        turns += [(states[t], states[:t], movers[:t], actions[:t]) for t in range(len(actions)) if movers[t] == 0]
+    rng = np.random.default_rng(0)
+    weighted_deals(*turns[0][:1], 0, *turns[0][1:], logp, IMPROVED, 2, 0.5, rng)  # compile
+    sizes = []
+    start = time.process_time()
+    for s, seen, movers, actions in turns:
+        sizes.append(effective_size(weighted_deals(s, 0, seen, movers, actions, logp, IMPROVED, deals, 0.5, rng)[1]))
+    return (time.process_time() - start) / len(turns) * 1e3, float(np.median(sizes)), len(turns)
+
+
 def main(argv: list[str] | None = None) -> None:
     command = parser("daihinmin", __doc__)
     command.add_argument("--seconds", type=float, default=3.0)
     command.add_argument("--repeats", type=int, default=3)
     command.add_argument("--games", type=int, default=200)
     command.add_argument("--mc-playouts", type=int, default=100)
+    command.add_argument("--hand-deals", type=int, default=1000, help="deals per decision (hands)")
     command.add_argument("--no-server", action="store_true", help="skip the server figures")
     args = command.parse_args(argv)
     load_before = load()
@@ -206,6 +235,12 @@ def main(argv: list[str] | None = None) -> None:
     learn_us, predict_us = model_times()
     out["model"] = {"learn_game_us": learn_us, "predict_us": predict_us}
     print(f"model (improved): learn one player's game {learn_us:.1f} us, predict {predict_us:.2f} us")
+    runs = [hand_estimation_time(args.hand_deals) for _ in range(args.repeats)]
+    ms, size, decisions = min(runs)
+    out["hands"] = {"ms_per_decision": ms, "deals": args.hand_deals, "median_effective_deals": size,
+                    "decisions": decisions}
+    print(f"hands: {ms:.1f} CPU ms per decision for {args.hand_deals} deals (best of {args.repeats}), median "
+          f"effective deals {size:.0f} ({decisions} decisions)")
     for name, tcp in (() if args.no_server else (("server_in_process", False), ("server_tcp", True))):
         rate = server_rate(args.games, tcp)
         out[name] = rate

@@ -122,6 +122,8 @@ class PlayerOptions(Settings):
     switch_time_limit: float | None = setting(low=0)
     self_playout: str = setting()
     always_lead: bool = setting()
+    hand_weight: float = setting(low=0)
+    hand_deals: int = setting(low=1)
 
 
 # Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
@@ -267,17 +269,20 @@ def make_client(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | No
 
 
 #: The command lines' forms of a table client's spec, for their help.
-CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs][:always-lead]] (e.g. mc, mc:default:500, "
-                "mc:random:0.5s, mc:model/model:100, mc:model/default:3000:always-lead) | a JSON spec "
-                "({\"kind\": \"daihinmin_mc\", ...})")
+CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs][:always-lead][:hands=BETA][:deals=N]] (e.g. "
+                "mc, mc:default:500, mc:random:0.5s, mc:model/model:100, mc:model/default:3000:always-lead, "
+                "mc:model/default:10000:hands=0.5) | a JSON spec ({\"kind\": \"daihinmin_mc\", ...})")
+
+#: The shorthand's ``key=value`` options and the settings they give.
+_CLIENT_OPTIONS = {"hands": ("hand_weight", float), "deals": ("hand_deals", int)}
 
 
 def parse_client_spec(text: str) -> dict[str, Any]:
     """The spec of a table client written on a command line (:data:`CLIENT_SPECS`): ``default``
     the standard client; ``mc`` the Monte Carlo client, optionally with its playout policies
-    (opponents'/own), budget and ``always-lead`` (never pass on an empty field); or a JSON spec
-    mapping. Options are checked by
-    :func:`make_client`."""
+    (opponents'/own), budget, then any of ``always-lead`` (never pass on an empty field),
+    ``hands=BETA`` (hand estimation's ``hand_weight``) and ``deals=N`` (``hand_deals``); or a
+    JSON spec mapping. Options are checked by :func:`make_client`."""
     if text.lstrip().startswith("{"):
         try:
             return json.loads(text)
@@ -286,12 +291,24 @@ def parse_client_spec(text: str) -> dict[str, Any]:
     if text == "default":
         return {"kind": "daihinmin_default"}
     parts = text.split(":")
-    always_lead = len(parts) == 4 and parts[3] == "always-lead"
-    if always_lead:
-        parts = parts[:3]
-    if parts[0] != "mc" or len(parts) > 3:
+    if parts[0] != "mc":
         raise ValueError(f"unknown client {text!r}; known: {CLIENT_SPECS}")
     spec: dict[str, Any] = {"kind": "daihinmin_mc"}
+    for extra in parts[3:]:
+        key, eq, value = extra.partition("=")
+        if extra == "always-lead":
+            spec["always_lead"] = True
+        elif eq and key in _CLIENT_OPTIONS:
+            name, kind = _CLIENT_OPTIONS[key]
+            try:
+                spec[name] = kind(value)
+            except ValueError:
+                wanted = "a number" if kind is float else "a whole number"
+                raise ValueError(f"{key}={value!r} in {text!r} is not {wanted}") from None
+        else:
+            raise ValueError(f"unknown option {extra!r} in {text!r}; known: always-lead, "
+                             f"hands=BETA, deals=N")
+    parts = parts[:3]
     if len(parts) > 1:
         playout, _, own = parts[1].partition("/")
         spec["playout"] = playout
@@ -306,6 +323,4 @@ def parse_client_spec(text: str) -> dict[str, Any]:
                 spec["simulations"] = int(budget)
         except ValueError:
             raise ValueError(f"budget {budget!r} in {text!r} is neither playouts nor SECONDSs") from None
-    if always_lead:
-        spec["always_lead"] = True
     return spec
