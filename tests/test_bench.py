@@ -61,7 +61,8 @@ def _daihinmin(r: dict) -> None:
         assert mc["playouts_per_decision"] == 5
         assert mc["playouts_per_s"] == pytest.approx(5 * mc["decisions_per_s"])
     _rates(r["model"], {"learn_game_us", "predict_us"})
-    _rates(r["hands"], {"ms_per_decision", "deals", "median_effective_deals", "decisions"})
+    _rates(r["hands"], {"ms_per_decision", "deals", "median_effective_deals", "decisions", "placed_weighted",
+                        "placed_uniform"})
     assert r["hands"]["deals"] == 3 and 1 <= r["hands"]["median_effective_deals"] <= 3
     assert r["hands"]["decisions"] > 50  # player 0's turns in ten games
     assert r["server_tcp"] > 0  # a real timing: server_rate's arithmetic is checked on a fake clock

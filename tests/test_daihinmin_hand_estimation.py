@@ -16,6 +16,7 @@ from blokuszero.games.daihinmin.log import read_log
 from blokuszero.knowledge.daihinmin.hand_estimation import (
     deal_log_likelihoods,
     effective_size,
+    placement_accuracy,
     play_log_probability,
     weighted_deals,
 )
@@ -122,13 +123,7 @@ def test_weighted_deals_place_cards_with_the_right_opponent_more_often(record_ga
             for beta in accuracy:
                 deals, w = weighted_deals(s, me, turns, movers[:t], actions[:t], logp, IMPROVED, 300,
                                           beta, np.random.default_rng(t))
-                right = total = 0.0
-                for p in range(5):
-                    if p != me:
-                        cards = [c for c in range(53) if (s[K.S_HAND + p] >> c) & 1]
-                        right += sum(float(w @ ((deals[:, p] >> c) & 1)) for c in cards)
-                        total += len(cards)
-                accuracy[beta].append(right / total)
+                accuracy[beta].append(placement_accuracy(deals, w, s[K.S_HAND:K.S_HAND + 5], me))
     uniform, weighted = np.mean(accuracy[0.0]), np.mean(accuracy[1.0])
     assert len(accuracy[0.0]) >= 30
     assert weighted > uniform + 0.03, (uniform, weighted)
@@ -149,6 +144,12 @@ def test_weights_and_their_effective_size():
     assert (deals[:, me] == s.s[K.S_HAND + me]).all()
     assert len({tuple(d) for d in deals}) > 40
     assert effective_size(np.array([1.0, 0.0, 0.0])) == pytest.approx(1)
+    # placement: a deal that is the true one places every card right, and weights pick it out
+    truth = s.s[K.S_HAND:K.S_HAND + 5]
+    both = np.stack([truth, deals[0]])
+    assert placement_accuracy(both, np.array([1.0, 0.0]), truth, me) == 1.0
+    assert placement_accuracy(both, np.array([0.5, 0.5]), truth, me) == pytest.approx(
+        0.5 + 0.5 * placement_accuracy(deals[:1], np.ones(1), truth, me))
     with pytest.raises(ValueError, match="at least one deal"):
         weighted_deals(s.s, me, empty, np.zeros(0, np.int64), np.zeros(0, np.int64),
                        np.zeros((5, 1)), IMPROVED, 0, 1.0, np.random.default_rng(0))

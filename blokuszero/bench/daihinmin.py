@@ -19,7 +19,9 @@ Figures:
   prediction, in microseconds (over 100 games of random play);
 - ``hands``: hand estimation per decision (CPU ms): drawing ``--hand-deals`` determinizations
   and weighting them by the models of ``mc_model`` (``hand_weight`` 0.5) at player 0's turns in
-  games 100-109 of the official record, and the median effective number of deals.
+  games 100-109 of the official record, the median effective number of deals, and the share of
+  the opponents' cards the deals place right, weighted and uniform (the same deals equally
+  weighted).
 
 The best of ``--repeats`` timings is reported with the median. Usage::
 
@@ -180,12 +182,12 @@ def model_times() -> tuple[float, float]:
     return learn_us, (time.process_time() - start) / len(positions) * 1e6
 
 
-def hand_estimation_time(deals: int) -> tuple[float, float, int]:
-    """(CPU ms per decision, median effective deals, decisions) of
-    :func:`~..knowledge.daihinmin.hand_estimation.weighted_deals` at player 0's turns of games
-    100-109 of the official record, the history before each turn seen."""
+def hand_estimation_time(deals: int) -> dict[str, float]:
+    """CPU ms per decision, median effective deals, the opponents' cards placed right (weighted
+    and uniform) of :func:`~..knowledge.daihinmin.hand_estimation.weighted_deals` at player 0's
+    turns of games 100-109 of the official record, the history before each turn seen."""
     from ..games.daihinmin.log import read_log
-    from ..knowledge.daihinmin.hand_estimation import effective_size, weighted_deals
+    from ..knowledge.daihinmin.hand_estimation import effective_size, placement_accuracy, weighted_deals
     from ..knowledge.daihinmin.opponent_model import game_moves
     from ..match.daihinmin.uecda_replay import rules_of
 
@@ -198,11 +200,17 @@ def hand_estimation_time(deals: int) -> tuple[float, float, int]:
         turns += [(states[t], states[:t], movers[:t], actions[:t]) for t in range(len(actions)) if movers[t] == 0]
     rng = np.random.default_rng(0)
     weighted_deals(*turns[0][:1], 0, *turns[0][1:], logp, IMPROVED, 2, 0.5, rng)  # compile
-    sizes = []
+    pools = []
     start = time.process_time()
     for s, seen, movers, actions in turns:
-        sizes.append(effective_size(weighted_deals(s, 0, seen, movers, actions, logp, IMPROVED, deals, 0.5, rng)[1]))
-    return (time.process_time() - start) / len(turns) * 1e3, float(np.median(sizes)), len(turns)
+        pools.append(weighted_deals(s, 0, seen, movers, actions, logp, IMPROVED, deals, 0.5, rng))
+    ms = (time.process_time() - start) / len(turns) * 1e3
+    hands = [s[E.S_HAND:E.S_HAND + 5] for s, *_ in turns]
+    return {"ms_per_decision": ms, "deals": deals, "decisions": len(turns),
+            "median_effective_deals": float(np.median([effective_size(w) for _, w in pools])),
+            "placed_weighted": float(np.mean([placement_accuracy(d, w, h, 0) for (d, w), h in zip(pools, hands)])),
+            "placed_uniform": float(np.mean([placement_accuracy(d, np.full(len(w), 1 / len(w)), h, 0)
+                                             for (d, w), h in zip(pools, hands)]))}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -235,12 +243,12 @@ def main(argv: list[str] | None = None) -> None:
     learn_us, predict_us = model_times()
     out["model"] = {"learn_game_us": learn_us, "predict_us": predict_us}
     print(f"model (improved): learn one player's game {learn_us:.1f} us, predict {predict_us:.2f} us")
-    runs = [hand_estimation_time(args.hand_deals) for _ in range(args.repeats)]
-    ms, size, decisions = min(runs)
-    out["hands"] = {"ms_per_decision": ms, "deals": args.hand_deals, "median_effective_deals": size,
-                    "decisions": decisions}
-    print(f"hands: {ms:.1f} CPU ms per decision for {args.hand_deals} deals (best of {args.repeats}), median "
-          f"effective deals {size:.0f} ({decisions} decisions)")
+    hands = out["hands"] = min((hand_estimation_time(args.hand_deals) for _ in range(args.repeats)),
+                               key=lambda r: r["ms_per_decision"])
+    print(f"hands: {hands['ms_per_decision']:.1f} CPU ms per decision for {args.hand_deals} deals (best of "
+          f"{args.repeats}), median effective deals {hands['median_effective_deals']:.0f}, opponents' cards "
+          f"placed right {hands['placed_weighted']:.3f} weighted, {hands['placed_uniform']:.3f} uniform "
+          f"({hands['decisions']} decisions)")
     for name, tcp in (() if args.no_server else (("server_in_process", False), ("server_tcp", True))):
         rate = server_rate(args.games, tcp)
         out[name] = rate

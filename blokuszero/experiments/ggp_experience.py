@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games.ggp import GgpGame
-from ..match.stats import score_rate, sign_test
+from ..match.stats import score_rate, sign_test, two_proportion_test
 from ..players.factory import make_player, resolve_spec
 from ..players.ggp.uct import parse_experience, switch_distance
 from ..referee.game_loop import play
@@ -225,7 +225,8 @@ def rate(w: int, l: int, d: int) -> float:
 NOTES = """
 Notes on the method (where the paper leaves a choice open, what this implementation does):
 
-- The table lasts a whole game (it is not cleared between moves); a node is seeded once, when a
+- Under the baseline reading the table lasts a whole game (it is not cleared between moves; under
+  lifetime=move it is emptied as each move's search begins); a node is seeded once, when a
   simulation first reaches it (the paper's one new node per simulation), with the summed rewards
   and visits of every stored board within d; the move played is the one with most real visits.
 - Boards stored: every node of the simulation's tree path and every position of its playout.
@@ -275,8 +276,8 @@ def cmd_report(args) -> None:
     games = [g for g in GAMES if any(k[0] == g for k in cells)]
     main = {g: main_playouts(cells, g) for g in games}
     lines = ["| game | playouts | player | ours W-L-D | ours win rate (95% CI) | ours sign-test p | "
-             "CPU s per game | paper W-L-D (500 playouts) | paper p |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "CPU s per game | paper W-L-D (500 playouts) | paper p | ours vs paper: z, p |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for g in games:
         for p in sorted({k[1] for k in cells if k[0] == g}, key=lambda p: (p != main[g], p)):
             for c in CONFIGS:
@@ -287,10 +288,15 @@ def cmd_report(args) -> None:
                 paper = PAPER.get(g, {}).get(c)
                 ptxt = "-" if paper is None else f"{paper[0]}-{paper[1]}-{paper[2]}"
                 pp = "-" if paper is None else f"{paper[3]:.2e}"
+                versus = "-"
+                if paper is not None:  # scores, a draw half a win, on both sides
+                    test = two_proportion_test(w["win"] + w["draw"] / 2, w["win"] + w["loss"] + w["draw"],
+                                               paper[0] + paper[2] / 2, sum(paper[:3]))
+                    versus = f"{test['z']:+.2f}, {test['p_value']:.2g}"
                 lines.append(f"| {g} | {p} | {c[:-1]} d={c[-1]} | {w['win']}-{w['loss']}-"
                              f"{w['draw']} | {r['win_rate']:.3f} "
                              f"({r['ci_low']:.2f}-{r['ci_high']:.2f}) | {sign_test(w['win'], w['loss']):.2e} | "
-                             f"{np.mean(w['cpu']):.1f} | {ptxt} | {pp} |")
+                             f"{np.mean(w['cpu']):.1f} | {ptxt} | {pp} | {versus} |")
     switch_lines = ["| game | self-play games | similar boards found | mean tree distance | "
                     "mean per-distance std | choice | paper distance / std (250 playouts) |",
                     "|---|---|---|---|---|---|---|"]
@@ -336,7 +342,8 @@ def cmd_report(args) -> None:
             + (f" Hundreds of games per cell were not affordable in this run: {counts[0]}-"
                f"{counts[-1]} per cell, CPU seconds per game in the table." if counts[-1] < 100
                else "")
-            + " Every game's record, its seed included, is in `docs/ggp_experience_games.jsonl`."
+            + f" Every game's record, its seed included, is in `{args.records or args.games_file}`."
+            + " Ours vs paper: a two-proportion z-test of the two scores (z > 0: ours higher)."
             + "\n\n" + "\n".join(lines) + "\n\nSwitching rule (pre-game "
             "self-play, Huffman d=2):\n\n" + "\n".join(switch_lines) + "\n\nAveraged win rates "
             "over the games above at their main playouts (a draw counts half):\n\n" + avg_line

@@ -109,3 +109,16 @@ def weighted_deals(s: np.ndarray, player: int, turns: np.ndarray, movers: np.nda
 def effective_size(weights: np.ndarray) -> float:
     """Kish's effective sample size of normalised ``weights``: how many equal deals they are worth."""
     return float(1.0 / np.sum(np.square(weights)))
+
+
+def placement_accuracy(deals: np.ndarray, weights: np.ndarray, hands: np.ndarray, player: int) -> float:
+    """The weighted share of the other players' true cards (``hands`` [5]) that ``deals`` [N, 5]
+    place in the right hand: how well the deals know where the cards are."""
+    right = total = 0.0
+    for p in range(5):
+        if p == player:
+            continue
+        cards = [c for c in range(53) if (int(hands[p]) >> c) & 1]
+        right += sum(float(weights @ ((deals[:, p] >> c) & 1)) for c in cards)
+        total += len(cards)
+    return right / total
