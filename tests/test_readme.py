@@ -191,14 +191,17 @@ COMMANDS: dict[str, Run] = {
         "--train", "6", "--test", "2", "--simulations", "30", "--epochs", "1", "--M", "5", "--N", "5",
         "--test-sims", "5", "--match-games", "1", "--match-sims", "5", "--out", "runs/ggp_policy_readme",
         "--docs", "runs/ggp_policy_readme")),
-    "python scripts/ggp_experience_experiment.py play --pairs 50 --playouts 500": Run(
-        ("--pairs", "1", "--playouts", "5", "--games", "pawnwhopping", "--configs", "huffman2")),
-    "python scripts/ggp_experience_experiment.py switch": Run(
-        ("--games", "pawnwhopping", "--selfplay-games", "2", "--moves", "2", "--playouts", "10")),
-    "python scripts/ggp_experience_experiment.py report --doc docs/ggp_experience.md --png docs/ggp_experience.png "
-    "--records docs/ggp_experience_games.jsonl":
-        Run(("--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png",
-             "--records", "report/ggp_experience_games.jsonl")),
+    "python scripts/ggp_experience_experiment.py play --reading lifetime=move --seed 1 --pairs 50 --playouts 500 "
+    "--out docs/ggp_experience_table_lifetime_move.jsonl": Run(
+        ("--pairs", "1", "--playouts", "5", "--games", "pawnwhopping", "--configs", "huffman2",
+         "--out", "report/ggp_experience_table.jsonl")),
+    "python scripts/ggp_experience_experiment.py switch --out docs/ggp_experience_switch.json": Run(
+        ("--games", "pawnwhopping", "--selfplay-games", "2", "--moves", "2", "--playouts", "10",
+         "--out", "report/ggp_experience_switch.json")),
+    "python scripts/ggp_experience_experiment.py report --games-file docs/ggp_experience_table_lifetime_move.jsonl "
+    "--switch docs/ggp_experience_switch.json --doc docs/ggp_experience.md --png docs/ggp_experience.png":
+        Run(("--games-file", "report/ggp_experience_table.jsonl", "--switch", "report/ggp_experience_switch.json",
+             "--doc", "report/ggp_experience.md", "--png", "report/ggp_experience.png")),  # what the two above made
     "git clone https://github.com/ggp-org/ggp-base ../ext/ggp-base": Run(skip=GGP_BASE),
     "sed -i 's/java.util.Vector<?> rowData, java.util.Vector<?> columnNames/java.util.Vector rowData, "
     "java.util.Vector columnNames/' ../ext/ggp-base/src/main/java/org/ggp/base/util/ui/table/JZebraTable.java":

@@ -139,6 +139,12 @@ def deadline(text: str | None) -> float:
     return now.replace(hour=h, minute=m, second=0, microsecond=0).timestamp()
 
 
+def table_seed(seed: int, game: str, config: str, pair: int, exp_role: int) -> int:
+    """The seed of one game of ``play --seed seed``: the ``pair``-th colour-swapped pair of a
+    cell, the experience player in ``exp_role``."""
+    return zlib.crc32(f"{seed}/{game}/{config}/{pair}/{exp_role}".encode())
+
+
 def cmd_play(args) -> None:
     try:
         reading = variant(args.reading)
@@ -166,7 +172,7 @@ def cmd_play(args) -> None:
             if time.time() > stop:
                 print("stopped at the deadline")
                 return
-            seed = zlib.crc32(f"{args.seed}/{g}/{c}/{r}/{exp_role}".encode())
+            seed = table_seed(args.seed, g, c, r, exp_role)
             if (g, c, args.playouts, seed, reading.name) in done:
                 continue
             record = {**play_game(games[g], c, args.playouts, exp_role, seed,
