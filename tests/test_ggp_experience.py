@@ -406,3 +406,34 @@ def test_experiment_resumes_and_reports_cells_per_playouts(tmp_path, capsys):
                                                      doc=None, png=None, records=None))
     with pytest.raises(SystemExit, match=r"^error: unknown reading 'lifetime=turn'; known: baseline, "):
         play(4, "lifetime=turn")
+
+
+def test_kept_table_records_give_the_pages_table(tmp_path):
+    """docs/ggp_experience.md's table is what `report` makes of the kept records of the table under
+    lifetime=move: 100 games a cell (500 in Breakthrough's appearance d=2), every game on its
+    `play --seed 1` seed, none shared with the ablation's or the confirming run's games."""
+    import argparse
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    load = lambda name: [json.loads(line) for line in (root / "docs" / name).read_text().splitlines()]  # noqa: E731
+    records = load("ggp_experience_table_lifetime_move.jsonl")
+    assert {r["reading"] for r in records} == {"lifetime=move"} and {r["playouts"] for r in records} == {500}
+    cells = Counter((r["game"], r["config"]) for r in records)
+    assert cells == {(g, c): 500 if (g, c) == ("breakthrough", "appearance2") else 100
+                     for g in ggp_experience.GAMES for c in ggp_experience.CONFIGS}
+    seeds = {ggp_experience.table_seed(1, g, c, pair, role) for g, c in cells
+             for pair in range(cells[g, c] // 2) for role in (0, 1)}
+    assert {r["seed"] for r in records} == seeds and len(seeds) == len(records)
+    others = load("ggp_experience_ablation.jsonl") + load("ggp_experience_confirm.jsonl")
+    assert not seeds & {r["seed"] for r in others}
+    page = (root / "docs" / "ggp_experience.md").read_text()
+    doc = tmp_path / "ggp_experience.md"
+    ggp_experience.cmd_report(argparse.Namespace(
+        games_file=str(root / "docs" / "ggp_experience_table_lifetime_move.jsonl"),
+        switch=str(root / "docs" / "ggp_experience_switch.json"), doc=str(doc), png=None, records=None))
+    made = doc.read_text()
+    table = made[made.index("| game | playouts |"):made.index("Notes on the method")]
+    assert table in page
