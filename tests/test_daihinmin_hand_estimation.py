@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from blokuszero.bench.daihinmin import learned_models
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import PASS
@@ -44,13 +45,8 @@ def record_games():
     games, the play phase of games 60-65 as game_moves gives them)."""
     record = read_log(LOG)
     game = DaihinminGame(rules_of(record)[0])
-    models = [OpponentModel(IMPROVED) for _ in range(5)]
-    for g in record.games[:60]:
-        states, movers, actions = game_moves(g, game)
-        for p, model in enumerate(models):
-            model.learn_game(states[movers == p], actions[movers == p])
     held_out = [game_moves(g, game) for g in record.games[60:66]]
-    return game, np.stack([m.logp for m in models]), held_out
+    return game, learned_models(60)[0], held_out
 
 
 def reference_log_probability(logp: np.ndarray, s: np.ndarray, action: int) -> float:
@@ -129,11 +125,16 @@ def test_weighted_deals_place_cards_with_the_right_opponent_more_often(record_ga
     assert weighted > uniform + 0.03, (uniform, weighted)
 
 
+def start_of_play(seed: int):
+    """A first game's position once the play begins (the exchange's gifts made)."""
+    state = DaihinminGame().new_initial_state(seed)
+    while state.s[K.S_PHASE] != K.P_PLAY:
+        state.apply_action(int(state.legal_actions()[0]))
+    return state
+
+
 def test_weights_and_their_effective_size():
-    game = DaihinminGame()
-    s = game.new_initial_state(3)
-    while s.s[K.S_PHASE] != K.P_PLAY:
-        s.apply_action(int(s.legal_actions()[0]))
+    s = start_of_play(3)
     me = s.current_player()
     empty = np.zeros((0, K.S_SIZE), np.int64)
     deals, w = weighted_deals(s.s, me, empty, np.zeros(0, np.int64), np.zeros(0, np.int64),
@@ -156,10 +157,7 @@ def test_weights_and_their_effective_size():
 
 
 def test_the_deal_pool_draws_by_weight_from_its_root_only():
-    game = DaihinminGame()
-    state = game.new_initial_state(1)
-    while state.s[K.S_PHASE] != K.P_PLAY:
-        state.apply_action(int(state.legal_actions()[0]))
+    state = start_of_play(1)
     me = state.current_player()
     pool = DealPool()
     rng = np.random.default_rng(0)

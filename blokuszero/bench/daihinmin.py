@@ -113,9 +113,9 @@ def server_rate(games: int, tcp: bool) -> float:
     return rate
 
 
-def learned_models() -> tuple[np.ndarray, np.ndarray]:
+def learned_models(games: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """(logp [5, K], modelled [5]): improved models of the five default clients of the
-    official record in tests/data, learned from its first 100 games."""
+    official record in tests/data, learned from its first ``games`` games."""
     from ..games.daihinmin.log import read_log
     from ..knowledge.daihinmin.opponent_model import game_moves
     from ..match.daihinmin.uecda_replay import rules_of
@@ -123,7 +123,7 @@ def learned_models() -> tuple[np.ndarray, np.ndarray]:
     record = read_log(data_path("daihinmin_default5_match1.log", "daihinmin/default5_match1.log"))
     game = DaihinminGame(rules_of(record)[0])
     models = [OpponentModel(IMPROVED) for _ in range(5)]
-    for g in record.games[:100]:
+    for g in record.games[:games]:
         states, movers, actions = game_moves(g, game)
         for p, model in enumerate(models):
             model.learn_game(states[movers == p], actions[movers == p])
@@ -199,7 +199,8 @@ def hand_estimation_time(deals: int) -> dict[str, float]:
         states, movers, actions = game_moves(g, game)
         turns += [(states[t], states[:t], movers[:t], actions[:t]) for t in range(len(actions)) if movers[t] == 0]
     rng = np.random.default_rng(0)
-    weighted_deals(*turns[0][:1], 0, *turns[0][1:], logp, IMPROVED, 2, 0.5, rng)  # compile
+    s, seen, movers, actions = turns[0]
+    weighted_deals(s, 0, seen, movers, actions, logp, IMPROVED, 2, 0.5, rng)  # compile
     pools = []
     start = time.process_time()
     for s, seen, movers, actions in turns:
