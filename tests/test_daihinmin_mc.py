@@ -12,6 +12,8 @@ import pytest
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import PASS
+from blokuszero.games.daihinmin.determinization import known_and_forbidden
+from blokuszero.games.daihinmin.cards import table_to_hand
 from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker
@@ -58,13 +60,15 @@ def test_ucb1_tuned_formula():
 
 class _Checked:
     """A default client that also tracks the table stream and, at each of its turns, compares
-    the tracked position with the engine's (``truth``: positions of its turns, in order)."""
+    the tracked position with the engine's (``truth``: (position, cards this player knows each
+    player holds, ranks at the deal) of its turns, in order)."""
 
     def __init__(self, truth):
         self.inner = DefaultClient()
         self.tracker = TableTracker()
         self.truth = truth
         self.turns = 0
+        self.exchange_known = 0  # turns at which the exchange told it where some card is
         self.games: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def on_deal(self, table):
@@ -77,7 +81,7 @@ class _Checked:
         self.tracker.on_hand(table)
         if table[5, 2] == 1:
             mine = self.tracker.state().s
-            true = self.truth[self.turns]
+            true, exchange_known, ranks = self.truth[self.turns]
             self.turns += 1
             p = int(true[K.S_PLAYER])
             for field in ("S_PLAYER", "S_LAST", "S_FIELD", "S_REVOLUTION", "S_LOCK",
@@ -86,8 +90,13 @@ class _Checked:
                 assert mine[index] == true[index], (field, self.turns)
             assert mine[K.S_HAND + p] == true[K.S_HAND + p]
             assert list(mine[K.S_ORDER:K.S_ORDER + 5]) == list(true[K.S_ORDER:K.S_ORDER + 5])
+            assert list(mine[K.S_RANK:K.S_RANK + 5]) == ranks
             counts = [bin(int(h)).count("1") for h in true[K.S_HAND:K.S_HAND + 5]]
             assert [bin(int(h)).count("1") for h in mine[K.S_HAND:K.S_HAND + 5]] == counts
+            # What the exchange told this player about the others' hands, from the record.
+            known = known_and_forbidden(mine, p)[0]
+            assert list(known) == list(exchange_known), self.turns
+            self.exchange_known += int(np.delete(known, p).any())
         return self.inner.on_hand(table)
 
     def on_field(self, table):
@@ -101,14 +110,20 @@ def test_tracker_rebuilds_the_engine_position_on_a_real_record():
     game = DaihinminGame(rules_of(record)[0])
     turns = {p: [] for p in range(5)}
     games = [game_moves(g, game) for g in record.games]
-    for states, movers, _ in games:
+    for g, (states, movers, _) in zip(record.games, games):
         for s, m in zip(states, movers):
-            turns[int(m)].append(s)
+            known = np.zeros(5, np.int64)
+            known[m] = s[K.S_HAND + m]
+            for giver, taker, table in g.changes:  # its gift, or the cards taken from it
+                if giver == m:
+                    known[taker] = table_to_hand(table) & s[K.S_HAND + taker]
+            turns[int(m)].append((s, known, g.ranks or [-1] * 5))
     checked = [_Checked(turns[p]) for p in range(5)]
     clients = iter(checked)
     report = replay_record(record, lambda: next(clients))
     assert report.ok, (report.first_disagreement, report.first_decision_miss)
     assert [c.turns for c in checked] == [len(turns[p]) for p in range(5)]
+    assert sum(c.exchange_known for c in checked) > 100
     # After each game, the hands every turn was played from (all five when four went out).
     complete = 0
     for (states, movers, actions), (t_states, t_movers, t_actions) in zip(checked[0].games, games):

@@ -7,8 +7,13 @@ those :class:`TableTracker` keeps what the engine's position needs besides the o
 (cards played, who passed, who went out in which order, the field's combination, stalled
 turns) and builds a :class:`~.game.DaihinminState` with the client's own hand and the other
 hands filled with unseen cards by their counts: a position whose information state is the
-client's, from which searches draw determinizations. What the exchange revealed about other
-hands is not kept (the determinizations treat those cards as unseen).
+client's, from which searches draw determinizations. It keeps what the exchange revealed: the
+cards that left the client's hand in it (what it gave as daifugo or fugo, or had taken as
+hinmin or daihinmin: its deal table against its first hand table) are held by its partner in
+the exchange until played, and the position records them as the engine does
+(``S_GAVE_*`` / ``S_TOOK_*``), so determinizations leave them there. A daifugo or fugo is
+never shown which cards it received (its deal table already holds them), so that constraint of
+the engine's determinizations is not known here.
 
 It also records every turn (position, mover, action). Once a game is over every hand it was
 played from is known (the cards each player went on to play, and the last player's remainder),
@@ -45,16 +50,26 @@ class TableTracker:
         self.turns: list[np.ndarray] = []  # position before each turn, the mover's hand unset
         self.movers: list[int] = []
         self.actions: list[int] = []
+        self.dealt = 0  # the client's deal (before its own gift, or before it was taken from)
+        self.exchanged: int | None = None  # cards that left its hand in the exchange
+        self.ranks = np.full(5, -1, np.int64)  # from the previous game, as at the deal
 
     def on_deal(self, table: np.ndarray) -> None:
         """A new game starts."""
         self._new_game()
+        self.dealt = table_to_hand(np.asarray(table, np.int64))
 
     def on_hand(self, table: np.ndarray) -> None:
         """A hand table: the state before a turn; an empty field means the trick was cleared."""
         t = np.asarray(table, np.int64)
         self.hand_table = t.copy()
         self.counts = t[6, :5].copy()
+        if self.exchanged is None:  # the first hand table after the exchange
+            self.exchanged = self.dealt & ~table_to_hand(t)
+            # Later tables may change a rank while the game goes on (seen in official records).
+            ranks = t[6, 5:10]
+            if sorted(ranks) == list(range(5)):
+                self.ranks = ranks.copy()
         if t[5, 4]:
             self.field, self.passed = -1, 0
             self.last = int(t[5, 3])
@@ -103,25 +118,47 @@ class TableTracker:
 
     def state(self) -> DaihinminState:
         """The position at this client's turn (the last hand table has [5][2] = 1): its hand
-        (rows 0-4 of that table) and unseen cards for the others."""
+        (rows 0-4 of that table), its exchange partner holding the cards it knows went there,
+        and unseen cards for the rest."""
         t = self.hand_table
         if t is None or not t[5, 2]:
             raise ValueError("the position is built on the client's own turn only ([5][2] = 1)")
         me = int(t[5, 3])
         mine = table_to_hand(t)
-        pool = cards_of(FULL_DECK & ~mine & ~self.played)
+        s = self._vector([0] * 5)
+        partner, field = self._exchange_partner(s, me)
+        held = (self.exchanged or 0) & ~self.played if partner >= 0 else 0
+        pool = cards_of(FULL_DECK & ~mine & ~self.played & ~held)
         hands, at = [0] * 5, 0
         for p in range(5):
             if p == me:
                 hands[p] = mine
             else:
-                hands[p] = hand_of(pool[at:at + int(self.counts[p])])
-                at += int(self.counts[p])
+                known = held if p == partner else 0
+                n = int(self.counts[p]) - bin(known).count("1")
+                if n < 0:
+                    raise ValueError(f"player {p} holds {self.counts[p]} cards, fewer than the "
+                                     f"{bin(known).count('1')} it was given in the exchange")
+                hands[p] = known | hand_of(pool[at:at + n])
+                at += n
         if at != len(pool) or bin(mine).count("1") != self.counts[me]:
             raise ValueError(f"the tables disagree: {len(pool)} unseen cards, {at} in other "
                              f"hands; own hand {bin(mine).count('1')} cards, counted "
                              f"{self.counts[me]}")
-        return DaihinminState(self.game, self._vector(hands), tuple(hands))
+        s[K.S_HAND:K.S_HAND + 5] = hands
+        if partner >= 0:
+            s[field] = self.exchanged
+        return DaihinminState(self.game, s, tuple(hands))
+
+    @staticmethod
+    def _exchange_partner(s: np.ndarray, me: int) -> tuple[int, int]:
+        """(the player ``me`` exchanged with, the position's field for the cards that left
+        ``me``'s hand), or (-1, -1) for the heimin and games without ranks."""
+        rank = int(s[K.S_RANK + me])
+        field = {0: K.S_GAVE_DAIFUGO, 1: K.S_GAVE_FUGO, 3: K.S_TOOK_FUGO, 4: K.S_TOOK_DAIFUGO}.get(rank)
+        if field is None:
+            return -1, -1
+        return int(np.flatnonzero(s[K.S_RANK:K.S_RANK + 5] == 4 - rank)[0]), field
 
     def _vector(self, hands: list[int]) -> np.ndarray:
         """The engine's position vector before the last hand table's turn, with ``hands``."""
@@ -130,8 +167,7 @@ class TableTracker:
         s = np.zeros(K.S_SIZE, np.int64)
         s[K.S_HAND:K.S_HAND + 5] = hands
         s[K.S_SEAT:K.S_SEAT + 5] = t[6, 10:15]
-        ranks = t[6, 5:10]
-        s[K.S_RANK:K.S_RANK + 5] = ranks if sorted(ranks) == list(range(5)) else -1
+        s[K.S_RANK:K.S_RANK + 5] = self.ranks
         s[K.S_ORDER:K.S_ORDER + 5] = -1
         s[K.S_ORDER:K.S_ORDER + len(self.order)] = self.order
         s[K.S_OUT] = len(self.order)
