@@ -308,6 +308,10 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_confirm10000_seed7503.json"], "0-1", 500, "+0.096", "[-0.112, +0.274]"),
     ([f"docs/daihinmin_fujigokoro_confirm10000_seed{s}.json" for s in (7500, 7501, 7502, 7503)],
      "0-1", 2000, "+0.018", "[-0.090, +0.126]"),
+    (["docs/daihinmin_fujigokoro_choose_exchange_hands0_seed7600.json"], "0-1", 250, "+0.032", "[-0.220, +0.250]"),
+    (["docs/daihinmin_fujigokoro_choose_exchange_hands0_seed7601.json"], "0-1", 250, "+0.360", "[+0.190, +0.620]"),
+    (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7600.json"], "0-1", 250, "+0.084", "[-0.030, +0.320]"),
+    (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7601.json"], "0-1", 250, "-0.236", "[-0.580, -0.150]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
