@@ -12,8 +12,8 @@ import pytest
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import PASS
-from blokuszero.games.daihinmin.determinization import known_and_forbidden
 from blokuszero.games.daihinmin.cards import table_to_hand
+from blokuszero.games.daihinmin.determinization import known_and_forbidden
 from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
 from blokuszero.games.daihinmin.tracker import TableTracker
