@@ -35,6 +35,23 @@ for _c in range(52):
 
 
 @nb.njit(cache=True)
+def exchange_partner(s: np.ndarray, player: int) -> tuple[int, int]:
+    """(the player ``player`` exchanged cards with, the position's field holding the cards
+    that left ``player``'s hand: its gift as daifugo or fugo, or those taken from it as
+    daihinmin or hinmin), or (-1, -1) for the heimin and positions without ranks."""
+    rank = s[K.S_RANK + player]
+    if rank == 0:
+        return K.player_of_rank(s, 4), K.S_GAVE_DAIFUGO
+    if rank == 1:
+        return K.player_of_rank(s, 3), K.S_GAVE_FUGO
+    if rank == 3:
+        return K.player_of_rank(s, 1), K.S_TOOK_FUGO
+    if rank == 4:
+        return K.player_of_rank(s, 0), K.S_TOOK_DAIFUGO
+    return -1, -1
+
+
+@nb.njit(cache=True)
 def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
     """([5] cards ``player`` knows each player holds, [5] cards it knows each cannot hold),
     from its own hand and the exchange (see the module's docstring)."""
@@ -42,15 +59,8 @@ def known_and_forbidden(s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndar
     forbidden = np.zeros(5, np.int64)
     known[player] = s[K.S_HAND + player]
     rank = s[K.S_RANK + player]
-    if rank == 0 or rank == 1 or rank == 3 or rank == 4:
-        if rank == 0:
-            other, field = K.player_of_rank(s, 4), K.S_GAVE_DAIFUGO
-        elif rank == 1:
-            other, field = K.player_of_rank(s, 3), K.S_GAVE_FUGO
-        elif rank == 4:
-            other, field = K.player_of_rank(s, 0), K.S_TOOK_DAIFUGO
-        else:
-            other, field = K.player_of_rank(s, 1), K.S_TOOK_FUGO
+    other, field = exchange_partner(s, player)
+    if other >= 0:
         known[other] = s[field] & s[K.S_HAND + other]  # what it still holds
     if (rank == 0 or rank == 1) and s[K.S_TOOK_DAIFUGO + rank] != 0:
         took = s[K.S_TOOK_DAIFUGO + rank]

@@ -27,6 +27,7 @@ import numpy as np
 from . import rules as K
 from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
 from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
+from .determinization import exchange_partner
 from .game import DaihinminGame, DaihinminState
 from .tables import table_to_action
 
@@ -126,8 +127,8 @@ class TableTracker:
         me = int(t[5, 3])
         mine = table_to_hand(t)
         s = self._vector([0] * 5)
-        partner, field = self._exchange_partner(s, me)
-        held = (self.exchanged or 0) & ~self.played if partner >= 0 else 0
+        partner, field = exchange_partner(s, me)
+        held = self.exchanged & ~self.played if partner >= 0 else 0
         pool = cards_of(FULL_DECK & ~mine & ~self.played & ~held)
         hands, at = [0] * 5, 0
         for p in range(5):
@@ -135,10 +136,11 @@ class TableTracker:
                 hands[p] = mine
             else:
                 known = held if p == partner else 0
-                n = int(self.counts[p]) - bin(known).count("1")
+                n_known = bin(known).count("1")
+                n = int(self.counts[p]) - n_known
                 if n < 0:
                     raise ValueError(f"player {p} holds {self.counts[p]} cards, fewer than the "
-                                     f"{bin(known).count('1')} it was given in the exchange")
+                                     f"{n_known} it was given in the exchange")
                 hands[p] = known | hand_of(pool[at:at + n])
                 at += n
         if at != len(pool) or bin(mine).count("1") != self.counts[me]:
@@ -149,16 +151,6 @@ class TableTracker:
         if partner >= 0:
             s[field] = self.exchanged
         return DaihinminState(self.game, s, tuple(hands))
-
-    @staticmethod
-    def _exchange_partner(s: np.ndarray, me: int) -> tuple[int, int]:
-        """(the player ``me`` exchanged with, the position's field for the cards that left
-        ``me``'s hand), or (-1, -1) for the heimin and games without ranks."""
-        rank = int(s[K.S_RANK + me])
-        field = {0: K.S_GAVE_DAIFUGO, 1: K.S_GAVE_FUGO, 3: K.S_TOOK_FUGO, 4: K.S_TOOK_DAIFUGO}.get(rank)
-        if field is None:
-            return -1, -1
-        return int(np.flatnonzero(s[K.S_RANK:K.S_RANK + 5] == 4 - rank)[0]), field
 
     def _vector(self, hands: list[int]) -> np.ndarray:
         """The engine's position vector before the last hand table's turn, with ``hands``."""
