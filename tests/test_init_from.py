@@ -70,6 +70,30 @@ def test_a_new_run_starts_from_the_network_and_a_resumed_one_ignores_it(tiny_run
         _stop_actors(again)
 
 
+def test_a_run_grows_a_smaller_network_only_when_told(tiny_run, tmp_path, ray_session, capsys):
+    """train.init_grow=true: a b2c32conv network starts a b4c64conv run with the same outputs, and
+    its lineage says it was grown; without the switch the start is refused, naming the switch."""
+    source = network(tmp_path / "a", seed=4)
+    run = ("model=b4c64conv", f"train.init_from={source}")
+    with pytest.raises(ValueError, match=r"^train.init_from cannot start this run: .*another shape than this "
+                                         r"run's model: .*\(train.init_grow=true grows a smaller network"):
+        Trainer(tiny_run.config(tmp_path / "refused", *run), tmp_path / "refused")
+    trainer = Trainer(tiny_run.config(tmp_path / "run", *run, "train.init_grow=true"), tmp_path / "run")
+    trainer._start()
+    try:
+        assert trainer.init_from == {"path": str(source), "sha256": digest(source), "step": 7,
+                                     "model_name": "b2c32conv", "grown": True}
+        small = build_model("b2c32conv", "blokus")
+        small.load_state_dict(torch.load(source, weights_only=True)["learner"]["model"])
+        planes = torch.rand(3, small.config.input_planes, 20, 20).round()
+        with torch.no_grad():
+            expected, got = small.eval()(planes), trainer.learner.model.eval()(planes)
+        assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(expected, got, strict=True))
+    finally:
+        _stop_actors(trainer)
+    assert "its weights, grown from b2c32conv into b4c64conv, a fresh optimiser" in capsys.readouterr().out
+
+
 def _corrupt(path: Path) -> Path:
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF

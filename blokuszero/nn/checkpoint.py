@@ -139,12 +139,16 @@ def digest(path: str | Path) -> str:
     return Path(path).with_suffix(".sha256").read_text().strip()
 
 
-def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dict[str, Any]]:
+def start_weights(path: str | Path, shape: Mapping[str, Any],
+                  fresh: Mapping[str, torch.Tensor] | None = None) -> tuple[dict, dict[str, Any]]:
     """The weights of the network in ``path`` (a training checkpoint or a network-only file,
     read through :func:`load_checkpoint`, so its digest is checked) for a new run whose network
     has ``shape`` (a :class:`~.model.ModelConfig` as a dict), and its lineage: ``path``, its
     ``sha256``, the ``step`` and ``model_name`` it was saved with, and the network it started
-    from in turn (``init_from``), if any. ValueError saying why it cannot serve."""
+    from in turn (``init_from``), if any, and ``grown: True`` where it was grown. ``fresh``: the
+    run's initialised weights, given where a smaller stored network may grow into the run's
+    (:func:`~.grow.grow`, outputs unchanged). ValueError saying why it cannot serve."""
+    from .grow import grow
     from .model import ModelConfig, PolicyValueNet
 
     state = load_checkpoint(path)
@@ -153,6 +157,7 @@ def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dic
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"checkpoint {path} holds no network (no learner.model and step)") from None
     stored = state.get("model_config")
+    grown = False
     if stored is not None:
         try:
             stored = dataclasses.asdict(stored_shape(stored))
@@ -160,9 +165,15 @@ def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dic
             raise ValueError(f"checkpoint {path} stores a network shape this code cannot build: {err}") from None
         differ = [f"{k} {stored.get(k)} (run: {shape.get(k)})" for k in sorted(set(stored) | set(shape))
                   if stored.get(k) != shape.get(k)]
-        if differ:
+        if differ and fresh is None:
             raise ValueError(f"checkpoint {path} holds a {state.get('model_name')} network of another "
-                             f"shape than this run's model: {', '.join(differ)}")
+                             f"shape than this run's model: {', '.join(differ)} (train.init_grow=true "
+                             f"grows a smaller network into the run's)")
+        if differ:
+            try:
+                weights, grown = grow(weights, ModelConfig(**stored), fresh, ModelConfig(**shape)), True
+            except ValueError as err:
+                raise ValueError(f"checkpoint {path} holds a {state.get('model_name')} network: {err}") from None
     try:
         PolicyValueNet(ModelConfig(**shape)).load_state_dict(weights)
     except RuntimeError as err:
@@ -171,6 +182,8 @@ def start_weights(path: str | Path, shape: Mapping[str, Any]) -> tuple[dict, dic
                          f"{' '.join(line.strip() for line in first[:3])}") from None
     lineage = {"path": str(path), "sha256": digest(path), "step": step,
                "model_name": state.get("model_name")}
+    if grown:
+        lineage["grown"] = True  # into the run's shape: model_name is the stored network's
     if state.get("init_from") is not None:
         lineage["init_from"] = state["init_from"]
     return weights, lineage

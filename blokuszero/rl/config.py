@@ -167,6 +167,9 @@ class ScheduleSettings(Settings):
     # into config.json and every checkpoint. A run resuming from its own checkpoint ignores it.
     # None: the network is initialised from `seed`.
     init_from: str | None = setting(None)
+    # Let an init_from network smaller than the run's model (fewer blocks or filters, the same
+    # heads) grow into it with its outputs unchanged (nn/grow.py); off: another shape is an error.
+    init_grow: bool = setting(False)
 
 
 @dataclass(frozen=True)
@@ -236,8 +239,11 @@ class RunConfig(Settings):
         super().__post_init__()
         if self.train.init_from is not None:
             from ..nn.checkpoint import start_weights
+            from ..nn.model import ModelConfig, PolicyValueNet
 
-            _accepted_by(lambda path: start_weights(path, self.network_shape()), "train.init_from",
+            shape = self.network_shape()
+            fresh = PolicyValueNet(ModelConfig(**shape)).state_dict() if self.train.init_grow else None
+            _accepted_by(lambda path: start_weights(path, shape, fresh), "train.init_from",
                          self.train.init_from, "cannot start this run")
 
     def network_shape(self) -> dict[str, Any]:

@@ -111,10 +111,15 @@ class Trainer:
                 self.finished = self._finished_summary()
                 return
         elif self.schedule.init_from is not None:
-            weights, self.init_from = start_weights(self.schedule.init_from, self.model_config)
+            # Grown into the run's model (train.init_grow), its new channels and blocks start from
+            # the run's own seeded initialisation.
+            fresh = self.learner.model.state_dict() if self.schedule.init_grow else None
+            weights, self.init_from = start_weights(self.schedule.init_from, self.model_config, fresh)
             self.learner.model.load_state_dict(weights)  # only the weights: optimiser fresh, step 0
+            grown = (f", grown from {self.init_from['model_name']} into {self.model_name}"
+                     if self.init_from.get("grown") else "")
             self.say(f"starting from the network in {self.schedule.init_from} (sha256 "
-                     f"{self.init_from['sha256'][:16]}, its step {self.init_from['step']}): its weights, "
+                     f"{self.init_from['sha256'][:16]}, its step {self.init_from['step']}): its weights{grown}, "
                      f"a fresh optimiser, step 0")
         self._owns_ray = start_ray(hw.ray_address, hw.num_cpus)
         # The buffer and the evaluator write into the run directory, which is on this machine:
