@@ -8,7 +8,16 @@ from ..nn.loss import policy_value_loss
 from .config import LearnerSettings
 from .replay import TrainingBatch
 
-__all__ = ["Learner", "LearnerSettings"]
+__all__ = ["Learner", "LearnerSettings", "dense"]
+
+
+def dense(index, values, num_actions: int, dtype, device: torch.device) -> torch.Tensor:
+    """A batch's compact [B, K] ``index``/``values`` (padding -1) as a dense [B, num_actions] tensor."""
+    index = torch.tensor(index, device=device)
+    out = torch.zeros(index.shape[0], num_actions + 1, dtype=dtype, device=device)
+    # Padding (-1) lands in the extra last column, then dropped.
+    out.scatter_(1, torch.where(index < 0, num_actions, index), torch.tensor(values, device=device).to(dtype))
+    return out[:, :num_actions]
 
 
 class Learner:
@@ -42,14 +51,6 @@ class Learner:
         s = self.settings
         return s.learning_rate if step < s.lr_drop_step else s.lr_after
 
-    def _dense(self, index, values, num_actions: int, dtype) -> torch.Tensor:
-        index = torch.tensor(index, device=self.device)
-        out = torch.zeros(index.shape[0], num_actions + 1, dtype=dtype, device=self.device)
-        # Padding (-1) lands in the extra last column, then dropped.
-        out.scatter_(1, torch.where(index < 0, num_actions, index),
-                     torch.tensor(values, device=self.device).to(dtype))
-        return out[:, :num_actions]
-
     def train_step(self, batch: TrainingBatch) -> dict[str, float]:
         """One SGD update; returns losses, policy entropy, mean value per seat and the rate."""
         self.step += 1
@@ -63,8 +64,8 @@ class Learner:
         else:
             (logits, values), scores = self.model(planes), None
         num_actions = logits.shape[1]
-        target_pi = self._dense(batch.policy_index, batch.policy_probs, num_actions, torch.float32)
-        legal = self._dense(batch.legal_index, (batch.legal_index >= 0), num_actions, torch.bool)
+        target_pi = dense(batch.policy_index, batch.policy_probs, num_actions, torch.float32, self.device)
+        legal = dense(batch.legal_index, batch.legal_index >= 0, num_actions, torch.bool, self.device)
         target_z = torch.tensor(batch.values, device=self.device)
         target_scores = torch.tensor(batch.scores, device=self.device) if scores is not None else None
         losses = policy_value_loss(logits, values, target_pi, target_z, legal, scores, target_scores,

@@ -1,0 +1,126 @@
+"""Networks of several sizes trained side by side on one run's kept self-play, judged on held-out games.
+
+Whether a larger network would learn more from the same self-play is a question of capacity that
+a whole training run answers slowly. Here every network starts from one trained network (grown
+into the larger sizes with its outputs unchanged, :mod:`blokuszero.nn.grow`), all of them take
+the same minibatches in the same order from the run's older games, and their losses are measured
+on positions of the run's newest games, which none of them trains on. The learners alternate
+step by step, so that each one's CPU time per step is measured under the same load.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..games.registry import make_encoder
+from ..nn.checkpoint import load_checkpoint, network_from, start_weights
+from ..nn.loss import policy_value_loss
+from ..nn.model import build_model
+from .config import LearnerSettings
+from .learner import Learner, dense
+from .replay import ReplayBuffer, TrainingBatch
+
+
+@dataclass
+class FitResult:
+    """The held-out losses of each network after each measured step count, and its CPU per step."""
+
+    models: list[str]
+    steps: list[int] = field(default_factory=list)  # the step counts measured (0 first)
+    value: dict[str, list[float]] = field(default_factory=dict)  # held-out value loss per step count
+    policy: dict[str, list[float]] = field(default_factory=dict)  # held-out policy loss per step count
+    cpu_per_step: dict[str, float] = field(default_factory=dict)  # process CPU seconds per SGD step
+    train_games: int = 0
+    heldout_games: int = 0
+    heldout_positions: int = 0
+
+
+def split_games(directory: str | Path, game: str, heldout: float) -> tuple[ReplayBuffer, ReplayBuffer]:
+    """The games kept in a run's buffer ``directory``, oldest first, as two in-memory buffers: the
+    older ``1 - heldout`` share to train on and the newest ``heldout`` share to judge by."""
+    if not 0 < heldout < 1:
+        raise ValueError(f"heldout must lie strictly between 0 and 1, not {heldout}")
+    if not Path(directory).is_dir():
+        raise ValueError(f"{directory} is not a directory (a run's buffer, e.g. runs/NAME/buffer)")
+    encoder = make_encoder(game)
+    kept = ReplayBuffer(10**9, encoder, directory)  # capacity above any run's: reading drops nothing
+    games = [record for _, record in kept.games]
+    cut = len(games) - max(1, round(heldout * len(games)))
+    if cut < 1:
+        raise ValueError(f"{directory} holds {len(games)} games: too few to hold some out")
+    parts = ReplayBuffer(len(games), encoder), ReplayBuffer(len(games), encoder)
+    for i, record in enumerate(games):
+        parts[i >= cut].add(record)
+    for part in parts:
+        part.flush()
+    return parts
+
+
+def heldout_losses(model: torch.nn.Module, batch: TrainingBatch, chunk: int = 256) -> tuple[float, float]:
+    """(value loss, policy loss) of ``model`` in eval mode over ``batch``, as the learner weighs them."""
+    model.eval()
+    value = policy = 0.0
+    n = len(batch.planes)
+    with torch.no_grad():
+        for start in range(0, n, chunk):
+            part = slice(start, min(n, start + chunk))
+            logits, values = model(torch.from_numpy(batch.planes[part]))
+            cpu, actions = torch.device("cpu"), logits.shape[1]
+            target_pi = dense(batch.policy_index[part], batch.policy_probs[part], actions, torch.float32, cpu)
+            legal = dense(batch.legal_index[part], batch.legal_index[part] >= 0, actions, torch.bool, cpu)
+            losses = policy_value_loss(logits, values, target_pi, torch.from_numpy(batch.values[part]), legal)
+            size = part.stop - part.start
+            value += losses.value.item() * size
+            policy += losses.policy.item() * size
+    return value / n, policy / n
+
+
+def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int, settings: LearnerSettings,
+        measure_every: int, heldout: float = 0.1, heldout_positions: int = 4096, seed: int = 0,
+        report=print) -> FitResult:
+    """Train one network of each named size (``models``), all from ``start``, for ``steps`` SGD steps
+    on the same minibatches of ``buffer``'s older games; held-out losses every ``measure_every`` steps."""
+    state = load_checkpoint(start)
+    game = network_from(state)[0].config.game
+    train, judge = split_games(buffer, game, heldout)
+    rng = np.random.default_rng(seed)
+    heldout_batch = judge.sample(heldout_positions, rng)
+    learners = {}
+    for name in models:
+        torch.manual_seed(seed)
+        model = build_model(name, game)
+        weights, _ = start_weights(start, dataclasses.asdict(model.config), model.state_dict())
+        model.load_state_dict(weights)
+        learners[name] = Learner(model, settings)
+    result = FitResult(list(models), train_games=train.num_games, heldout_games=judge.num_games,
+                       heldout_positions=heldout_positions)
+    cpu = dict.fromkeys(models, 0.0)
+
+    def measure(step: int) -> None:
+        result.steps.append(step)
+        for name, learner in learners.items():
+            value, policy = heldout_losses(learner.model, heldout_batch)
+            result.value.setdefault(name, []).append(value)
+            result.policy.setdefault(name, []).append(policy)
+        report(f"step {step}: " + ", ".join(f"{name} value {result.value[name][-1]:.4f} policy "
+                                            f"{result.policy[name][-1]:.4f}" for name in models))
+
+    measure(0)
+    for step in range(1, steps + 1):
+        batch = train.sample(settings.batch_size, rng)
+        order = list(learners.items()) if step % 2 else list(learners.items())[::-1]
+        for name, learner in order:
+            began = time.process_time()
+            learner.train_step(batch)
+            cpu[name] += time.process_time() - began
+        if step % measure_every == 0 or step == steps:
+            measure(step)
+    result.cpu_per_step = {name: cpu[name] / steps for name in models}
+    return result

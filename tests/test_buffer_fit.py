@@ -1,0 +1,89 @@
+"""Networks of two sizes trained side by side on a kept buffer (rl/buffer_fit.py, scripts/fit_buffer.py):
+the held-out games are the newest and never trained on, the grown network starts level with the
+small one, both learn, and bad input stops with one line."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from blokuszero.games.blokus import BlokusGame
+from blokuszero.games.blokus.encoder import BlokusEncoder
+from blokuszero.nn.checkpoint import save_network
+from blokuszero.nn.model import build_model
+from blokuszero.rl.buffer_fit import fit, split_games
+from blokuszero.rl.config import LearnerSettings
+from blokuszero.rl.records import RecordBuilder
+from blokuszero.rl.replay import ReplayBuffer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory) -> tuple[Path, Path]:
+    """A run's buffer of 10 uniformly random Blokus games whose policy target is always the
+    lowest-numbered legal move (something to learn), and a b2c32conv network to start from."""
+    directory = tmp_path_factory.mktemp("run")
+    buffer = ReplayBuffer(10, BlokusEncoder(), directory / "buffer", shard_games=3)
+    rng = np.random.default_rng(0)
+    for seed in range(10):
+        state = BlokusGame().new_initial_state()
+        builder = RecordBuilder(seed=seed, weights_version=0)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            action = int(rng.choice(legal))
+            builder.add(state.current_player(), action, np.array([legal.min()]), np.ones(1))
+            state.apply_action(action)
+        buffer.add(builder.finish(state.returns(), state.scores()))
+    buffer.flush()
+    torch.manual_seed(0)
+    net = build_model("b2c32conv", "blokus")
+    start = save_network(directory / "start", 1, "b2c32conv", net.state_dict(),
+                         model_config=dataclasses.asdict(net.config))
+    return directory / "buffer", start
+
+
+def test_the_newest_games_are_held_out(kept):
+    buffer, _ = kept
+    train, judge = split_games(buffer, "blokus", 0.2)
+    everything = [g.seed for _, g in ReplayBuffer(100, BlokusEncoder(), buffer).games]
+    assert [g.seed for _, g in train.games] == everything[:8]
+    assert [g.seed for _, g in judge.games] == everything[8:] == [8, 9]
+
+
+def test_both_sizes_start_level_and_learn(kept):
+    buffer, start = kept
+    settings = LearnerSettings(batch_size=16, learning_rate=0.01)
+    result = fit(buffer, start, ["b2c32conv", "b4c64conv"], steps=8, settings=settings, measure_every=4,
+                 heldout=0.2, heldout_positions=64, report=lambda _: None)
+    assert result.steps == [0, 4, 8] and (result.train_games, result.heldout_games) == (8, 2)
+    small, large = result.policy["b2c32conv"], result.policy["b4c64conv"]
+    assert small[0] == pytest.approx(large[0], abs=1e-5)  # grown: the same network at step 0
+    assert result.value["b2c32conv"][0] == pytest.approx(result.value["b4c64conv"][0], abs=1e-5)
+    assert small[-1] < small[0] - 0.05 and large[-1] < large[0] - 0.05  # the target can be learned
+    assert small[1] != pytest.approx(large[1], abs=1e-4)  # and the two networks did not stay one
+    assert 0 < result.cpu_per_step["b2c32conv"] < result.cpu_per_step["b4c64conv"]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["missing", "--models", "b2c32conv"], "fit_buffer: missing is not a directory"),
+    (["BUFFER", "--models", "b2c32conv", "--heldout", "1"], "heldout must lie strictly between 0 and 1"),
+    (["BUFFER", "--models", "b9c9"], "unknown model size 'b9c9'"),
+    (["BUFFER", "--models", "b2c32conv", "--optimizer", "nope"],
+     "no optimizer settings .*nope.yaml; known: cpu, paper"),
+])
+def test_bad_input_stops_with_one_line(kept, arguments, message):
+    buffer, start = kept
+    command = [sys.executable, str(ROOT / "scripts" / "fit_buffer.py"), "--start", str(start), "--steps", "1",
+               *[str(buffer) if a == "BUFFER" else a for a in arguments]]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.search(message, lines[0]), done.stderr
