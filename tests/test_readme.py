@@ -18,6 +18,7 @@ virtual environment.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -257,6 +258,14 @@ COMMANDS: dict[str, Run] = {
     "network.preset=network network.simulations=0 +network.time_limit=0.1 +network.gumbel=false": Run((
         "games=1", "network.time_limit=0.01", "shipped=runs/expert_iteration/curve/checkpoints/ckpt_000000004.pt",
         *MATCH)),
+    "python train.py experiment=expert_iteration model=b4c64conv train.init_grow=true name=grown": Run((
+        *TINY_TRAIN, "train.init_from=runs/shipped/checkpoints/ckpt_000000001.pt"),  # the clone has no checkpoints/
+        checkpoints=("runs/shipped/checkpoints/ckpt_000000001.pt",)),
+    # The tiny expert-iteration run's few games: one held out.
+    "python scripts/fit_buffer.py runs/expert_iteration/buffer --start checkpoints/blokus_b2c32conv_gumbel.pt "
+    "--models b2c32conv b4c64conv": Run((
+        "--start", "runs/shipped/checkpoints/ckpt_000000001.pt", "--steps", "2", "--measure-every", "1",
+        "--positions", "16")),
 }
 
 
@@ -297,7 +306,9 @@ def _make_checkpoint(path: Path) -> None:
 
     torch.manual_seed(0)
     config = '{"model": {"name": "b2c32conv"}, "seed": 0}'
-    save_network(path.parent, int(path.stem[5:]), "b2c32conv", build_model("b2c32conv", "blokus").state_dict(), config)
+    net = build_model("b2c32conv", "blokus")
+    save_network(path.parent, int(path.stem[5:]), "b2c32conv", net.state_dict(), config,
+                 model_config=dataclasses.asdict(net.config))  # as trained networks store their shape
 
 
 def _free_port() -> int:
