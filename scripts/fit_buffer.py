@@ -17,6 +17,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from blokuszero.match.stats import format_paired
 from blokuszero.nn.checkpoint import digest
 from blokuszero.provenance import source
 from blokuszero.rl.buffer_fit import fit
@@ -54,6 +55,10 @@ def main() -> None:
     for name in result.models:
         cells = " | ".join(f"{v:.4f}, {p:.4f}" for v, p in zip(result.value[name], result.policy[name], strict=True))
         print(f"| {name} | {result.cpu_per_step[name]:.4f} | {cells} |")
+    for name, kinds in result.against_first.items():
+        for kind, paired in kinds.items():
+            print(f"{kind} loss at step {result.steps[-1]}, paired by held-out game: "
+                  + format_paired(name, result.models[0], paired, " (lower is better)"))
     if args.out:
         Path(args.out).write_text(json.dumps({
             "args": vars(args), "optimizer": dataclasses.asdict(settings), "start_sha256": digest(args.start),

@@ -18,7 +18,7 @@ from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
-from blokuszero.rl.buffer_fit import fit, split_games
+from blokuszero.rl.buffer_fit import fit, split_games, spread_positions
 from blokuszero.rl.config import LearnerSettings
 from blokuszero.rl.records import RecordBuilder
 from blokuszero.rl.replay import ReplayBuffer
@@ -70,6 +70,19 @@ def test_both_sizes_start_level_and_learn(kept):
     assert small[-1] < small[0] - 0.05 and large[-1] < large[0] - 0.05  # the target can be learned
     assert small[1] != pytest.approx(large[1], abs=1e-4)  # and the two networks did not stay one
     assert 0 < result.cpu_per_step["b2c32conv"] < result.cpu_per_step["b4c64conv"]
+    paired = result.against_first["b4c64conv"]["policy"]  # by held-out game: two of them
+    assert paired["pairs"] == 2 and paired["mean"] == pytest.approx(large[-1] - small[-1], abs=0.05)
+
+
+def test_held_out_positions_are_spread_over_every_game(kept):
+    buffer, _ = kept
+    _, judge = split_games(buffer, "blokus", 0.2)
+    sizes = [record.num_positions for _, record in judge.games]
+    batch, games = spread_positions(judge, 40)
+    assert sorted(set(games)) == [0, 1] and 40 <= len(games) <= 42
+    stride = -(-sum(sizes) // 40)
+    assert len(games) == sum(len(range(g % stride, n, stride)) for g, n in enumerate(sizes))
+    assert batch.planes.shape[0] == len(games)
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from ..games.registry import make_encoder
+from ..match.stats import paired_difference
 from ..nn.checkpoint import load_checkpoint, network_from, start_weights
 from ..nn.loss import policy_value_loss
 from ..nn.model import build_model
@@ -36,6 +37,9 @@ class FitResult:
     steps: list[int] = field(default_factory=list)  # the step counts measured (0 first)
     value: dict[str, list[float]] = field(default_factory=dict)  # held-out value loss per step count
     policy: dict[str, list[float]] = field(default_factory=dict)  # held-out policy loss per step count
+    # Each later network against the first at the last step, paired by held-out game (the mean of
+    # its positions' losses): stats.paired_difference's figures, "value" and "policy".
+    against_first: dict[str, dict[str, dict]] = field(default_factory=dict)
     cpu_per_step: dict[str, float] = field(default_factory=dict)  # process CPU seconds per SGD step
     train_games: int = 0
     heldout_games: int = 0
@@ -63,23 +67,40 @@ def split_games(directory: str | Path, game: str, heldout: float) -> tuple[Repla
     return parts
 
 
-def heldout_losses(model: torch.nn.Module, batch: TrainingBatch, chunk: int = 256) -> tuple[float, float]:
-    """(value loss, policy loss) of ``model`` in eval mode over ``batch``, as the learner weighs them."""
+def spread_positions(judge: ReplayBuffer, positions: int) -> tuple[TrainingBatch, np.ndarray]:
+    """About ``positions`` positions spread evenly over every game of ``judge`` (every k-th move,
+    each game from another offset so that every phase is seen), and the game of each."""
+    sizes = [record.num_positions for _, record in judge.games]
+    stride = max(1, -(-sum(sizes) // positions))
+    which = [(g, t) for g, n in enumerate(sizes) for t in range(g % stride, n, stride)]
+    return judge.positions(which), np.array([g for g, _ in which])
+
+
+def position_losses(model: torch.nn.Module, batch: TrainingBatch, chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """The value and the policy loss of ``model`` (eval mode) at each position of ``batch``, as
+    the learner's loss weighs them; the policy loss is NaN where a position has no policy target."""
     model.eval()
-    value = policy = 0.0
-    n = len(batch.planes)
+    cpu = torch.device("cpu")
+    value, policy = np.empty(len(batch.planes)), np.empty(len(batch.planes))
     with torch.no_grad():
-        for start in range(0, n, chunk):
-            part = slice(start, min(n, start + chunk))
-            logits, values = model(torch.from_numpy(batch.planes[part]))
-            cpu, actions = torch.device("cpu"), logits.shape[1]
-            target_pi = dense(batch.policy_index[part], batch.policy_probs[part], actions, torch.float32, cpu)
-            legal = dense(batch.legal_index[part], batch.legal_index[part] >= 0, actions, torch.bool, cpu)
-            losses = policy_value_loss(logits, values, target_pi, torch.from_numpy(batch.values[part]), legal)
-            size = part.stop - part.start
-            value += losses.value.item() * size
-            policy += losses.policy.item() * size
-    return value / n, policy / n
+        for start in range(0, len(batch.planes), chunk):
+            rows = slice(start, min(len(batch.planes), start + chunk))
+            logits, values = model(torch.from_numpy(batch.planes[rows]))
+            actions = logits.shape[1]
+            target_pi = dense(batch.policy_index[rows], batch.policy_probs[rows], actions, torch.float32, cpu)
+            legal = dense(batch.legal_index[rows], batch.legal_index[rows] >= 0, actions, torch.bool, cpu)
+            target_z = torch.from_numpy(batch.values[rows])
+            for i in range(rows.stop - rows.start):
+                one = slice(i, i + 1)
+                losses = policy_value_loss(logits[one], values[one], target_pi[one], target_z[one], legal[one])
+                value[start + i] = losses.value.item()
+                policy[start + i] = losses.policy.item() if target_pi[i].sum() > 0 else np.nan
+    return value, policy
+
+
+def _by_game(losses: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """The mean of each game's positions (those with a figure)."""
+    return np.array([np.nanmean(losses[games == g]) for g in np.unique(games)])
 
 
 def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int, settings: LearnerSettings,
@@ -90,8 +111,7 @@ def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int
     state = load_checkpoint(start)
     game = network_from(state)[0].config.game
     train, judge = split_games(buffer, game, heldout)
-    rng = np.random.default_rng(seed)
-    heldout_batch = judge.sample(heldout_positions, rng)
+    judged, judged_games = spread_positions(judge, heldout_positions)
     learners = {}
     for name in models:
         torch.manual_seed(seed)
@@ -100,19 +120,21 @@ def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int
         model.load_state_dict(weights)
         learners[name] = Learner(model, settings)
     result = FitResult(list(models), train_games=train.num_games, heldout_games=judge.num_games,
-                       heldout_positions=heldout_positions)
+                       heldout_positions=len(judged.planes))
     cpu = dict.fromkeys(models, 0.0)
+    latest: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def measure(step: int) -> None:
         result.steps.append(step)
         for name, learner in learners.items():
-            value, policy = heldout_losses(learner.model, heldout_batch)
-            result.value.setdefault(name, []).append(value)
-            result.policy.setdefault(name, []).append(policy)
+            latest[name] = position_losses(learner.model, judged)
+            result.value.setdefault(name, []).append(float(np.mean(latest[name][0])))
+            result.policy.setdefault(name, []).append(float(np.nanmean(latest[name][1])))
         report(f"step {step}: " + ", ".join(f"{name} value {result.value[name][-1]:.4f} policy "
                                             f"{result.policy[name][-1]:.4f}" for name in models))
 
     measure(0)
+    rng = np.random.default_rng(seed)
     for step in range(1, steps + 1):
         batch = train.sample(settings.batch_size, rng)
         order = list(learners.items()) if step % 2 else list(learners.items())[::-1]
@@ -123,4 +145,9 @@ def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int
         if step % measure_every == 0 or step == steps:
             measure(step)
     result.cpu_per_step = {name: cpu[name] / steps for name in models}
+    first = models[0]
+    for name in models[1:]:
+        result.against_first[name] = {
+            kind: paired_difference(_by_game(latest[name][k], judged_games), _by_game(latest[first][k], judged_games))
+            for k, kind in enumerate(("value", "policy"))}
     return result

@@ -16,6 +16,7 @@ import json
 import re
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,11 +181,17 @@ class ReplayBuffer:
             self._cumulative = np.cumsum([g.num_positions for _, g in self.games])
         picks = rng.integers(self._cumulative[-1], size=batch_size)
         game_index = np.searchsorted(self._cumulative, picks, side="right")
+        which = [(int(g), int(pick - (self._cumulative[g - 1] if g > 0 else 0))) for g, pick in zip(game_index, picks)]
+        return self.positions(which, rng if augment else None)
+
+    def positions(self, which: Sequence[tuple[int, int]], rng: np.random.Generator | None = None) -> TrainingBatch:
+        """The batch of position ``t`` of kept game ``g`` (0: the oldest) for each ``(g, t)`` of
+        ``which``; with ``rng``, each turned by a random one of the encoder's symmetries."""
+        self.flush()
         encoder = self.encoder
         states, pol_idx, pol_p, legal, values, scores = [], [], [], [], [], []
-        for g, pick in zip(game_index, picks):
-            game = self.games[int(g)][1]
-            t = int(pick - (self._cumulative[g - 1] if g > 0 else 0))
+        for g, t in which:
+            game = self.games[g][1]
             state = encoder.replay(game.players[:t], game.actions[:t])
             states.append(state)
             actions, probs = game.policy(t)
@@ -196,9 +203,9 @@ class ReplayBuffer:
         planes = encoder.encode_batch(states)
         values = np.asarray(values, np.float32)
         scores = (np.asarray(scores, np.float64) / encoder.score_scale).astype(np.float32)
-        if augment:
+        if rng is not None:
             symmetries = np.asarray(encoder.symmetries)
-            for i, k in enumerate(symmetries[rng.integers(len(symmetries), size=batch_size)]):
+            for i, k in enumerate(symmetries[rng.integers(len(symmetries), size=len(which))]):
                 planes[i] = encoder.transform_planes(planes[i], int(k))
                 values[i] = encoder.transform_values(values[i], int(k))
                 scores[i] = encoder.transform_values(scores[i], int(k))
