@@ -312,6 +312,10 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_choose_exchange_hands0_seed7601.json"], "0-1", 250, "+0.360", "[+0.190, +0.620]"),
     (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7600.json"], "0-1", 250, "+0.084", "[-0.030, +0.320]"),
     (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7601.json"], "0-1", 250, "-0.236", "[-0.580, -0.150]"),
+    (["docs/daihinmin_fujigokoro_confirm_exchange_seed7700.json"], "0-1", 500, "-0.074", "[-0.342, +0.172]"),
+    (["docs/daihinmin_fujigokoro_confirm_exchange_seed7701.json"], "0-1", 500, "-0.002", "[-0.180, +0.182]"),
+    ([f"docs/daihinmin_fujigokoro_confirm_exchange_seed{s}.json" for s in (7700, 7701)],
+     "0-1", 1000, "-0.038", "[-0.205, +0.118]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
