@@ -26,7 +26,7 @@ from blokuszero.rl.config import LearnerSettings
 CONF = Path(__file__).resolve().parents[1] / "conf" / "optimizer"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("buffer", help="a run's buffer directory (runs/NAME/buffer); only read")
     parser.add_argument("--start", required=True, help="the network every size starts from")
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--optimizer", default="cpu", help="conf/optimizer/NAME.yaml: batch size and SGD")
     parser.add_argument("--seed", type=int, default=0, help="minibatches, held-out positions, new weights")
     parser.add_argument("--out", help="write the figures and the settings here (JSON)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     path = CONF / f"{args.optimizer}.yaml"
     if not path.is_file():
         raise SystemExit(f"fit_buffer: no optimizer settings {path}; known: "

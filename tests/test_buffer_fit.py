@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from project_scripts import load_script
 
 from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
@@ -22,8 +21,6 @@ from blokuszero.rl.buffer_fit import fit, split_games, spread_positions
 from blokuszero.rl.config import LearnerSettings
 from blokuszero.rl.records import RecordBuilder
 from blokuszero.rl.replay import ReplayBuffer
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +91,8 @@ def test_held_out_positions_are_spread_over_every_game(kept):
 ])
 def test_bad_input_stops_with_one_line(kept, arguments, message):
     buffer, start = kept
-    command = [sys.executable, str(ROOT / "scripts" / "fit_buffer.py"), "--start", str(start), "--steps", "1",
-               *[str(buffer) if a == "BUFFER" else a for a in arguments]]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert done.returncode == 1 and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and re.search(message, lines[0]), done.stderr
+    with pytest.raises(SystemExit) as stopped:
+        load_script("fit_buffer").main(["--start", str(start), "--steps", "1",
+                                        *[str(buffer) if a == "BUFFER" else a for a in arguments]])
+    text = str(stopped.value)
+    assert "\n" not in text and re.search(message, text), text
