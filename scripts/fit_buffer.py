@@ -17,7 +17,6 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from blokuszero.match.stats import format_paired
 from blokuszero.nn.checkpoint import digest
 from blokuszero.provenance import source
 from blokuszero.rl.buffer_fit import fit
@@ -55,10 +54,13 @@ def main(argv: list[str] | None = None) -> None:
     for name in result.models:
         cells = " | ".join(f"{v:.4f}, {p:.4f}" for v, p in zip(result.value[name], result.policy[name], strict=True))
         print(f"| {name} | {result.cpu_per_step[name]:.4f} | {cells} |")
+    first = result.models[0]
     for name, kinds in result.against_first.items():
-        for kind, paired in kinds.items():
-            print(f"{kind} loss at step {result.steps[-1]}, paired by held-out game: "
-                  + format_paired(name, result.models[0], paired, " (lower is better)"))
+        for kind, d in kinds.items():
+            print(f"{kind} loss at step {result.steps[-1]}, {name} minus {first}, paired by held-out game "
+                  f"({d['pairs']} games): {d['mean']:+.4f}, 95% [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]; "
+                  f"{name}'s the lower in {d['losses']} games, the higher in {d['wins']} "
+                  f"(sign test p = {d['p_value']:.3g})")
     if args.out:
         Path(args.out).write_text(json.dumps({
             "args": vars(args), "optimizer": dataclasses.asdict(settings), "start_sha256": digest(args.start),

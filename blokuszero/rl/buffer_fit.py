@@ -37,8 +37,9 @@ class FitResult:
     steps: list[int] = field(default_factory=list)  # the step counts measured (0 first)
     value: dict[str, list[float]] = field(default_factory=dict)  # held-out value loss per step count
     policy: dict[str, list[float]] = field(default_factory=dict)  # held-out policy loss per step count
-    # Each later network against the first at the last step, paired by held-out game (the mean of
-    # its positions' losses): stats.paired_difference's figures, "value" and "policy".
+    # Each later network's loss minus the first's at the last step, paired by held-out game (the
+    # mean of its positions' losses): stats.paired_difference's figures, "value" and "policy";
+    # its "wins" are the games where the later network's loss is the higher.
     against_first: dict[str, dict[str, dict]] = field(default_factory=dict)
     cpu_per_step: dict[str, float] = field(default_factory=dict)  # process CPU seconds per SGD step
     train_games: int = 0
