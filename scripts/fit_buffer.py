@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as err:  # settings, files and shapes: each says what is wrong
         raise SystemExit(f"fit_buffer: {err}") from None
     print(f"{result.train_games} games trained on, {result.heldout_games} held out "
-          f"({result.heldout_positions} positions measured)")
+          f"({result.heldout_positions} positions measured; their policy targets' mean entropy "
+          f"{result.target_entropy:.4f} nats, below which no policy loss can go)")
     print("| network | CPU-s per step | " + " | ".join(f"value, policy at {s}" for s in result.steps) + " |")
     for name in result.models:
         cells = " | ".join(f"{v:.4f}, {p:.4f}" for v, p in zip(result.value[name], result.policy[name], strict=True))

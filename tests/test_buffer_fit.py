@@ -17,10 +17,10 @@ from blokuszero.games.blokus import BlokusGame
 from blokuszero.games.blokus.encoder import BlokusEncoder
 from blokuszero.nn.checkpoint import save_network
 from blokuszero.nn.model import build_model
-from blokuszero.rl.buffer_fit import fit, split_games, spread_positions
+from blokuszero.rl.buffer_fit import fit, split_games, spread_positions, target_entropy
 from blokuszero.rl.config import LearnerSettings
 from blokuszero.rl.records import RecordBuilder
-from blokuszero.rl.replay import ReplayBuffer
+from blokuszero.rl.replay import ReplayBuffer, TrainingBatch
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,17 @@ def test_both_sizes_start_level_and_learn(kept):
     assert small[-1] < small[0] - 0.05 and large[-1] < large[0] - 0.05  # the target can be learned
     assert small[1] != pytest.approx(large[1], abs=1e-4)  # and the two networks did not stay one
     assert 0 < result.cpu_per_step["b2c32conv"] < result.cpu_per_step["b4c64conv"]
+    assert result.target_entropy == 0.0  # one target move each: nothing below a zero loss
     paired = result.against_first["b4c64conv"]["policy"]  # by held-out game: two of them
     assert paired["pairs"] == 2 and paired["mean"] == pytest.approx(large[-1] - small[-1], abs=0.05)
+
+
+def test_target_entropy_is_the_mean_over_positions_with_a_target():
+    probs = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.0], [0.25, 0.25, 0.5], [2.0, 0.0, 0.0]], np.float32)
+    batch = TrainingBatch(planes=np.zeros((4, 1, 1, 1), np.float32), policy_index=np.zeros((4, 3), np.int64),
+                          policy_probs=probs, legal_index=np.zeros((4, 3), np.int64),
+                          values=np.zeros((4, 4), np.float32), scores=np.zeros((4, 4), np.float32))
+    assert target_entropy(batch) == pytest.approx((np.log(2) + 1.5 * np.log(2) + 0.0) / 3)
 
 
 def test_held_out_positions_are_spread_over_every_game(kept):

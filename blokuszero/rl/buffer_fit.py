@@ -42,6 +42,8 @@ class FitResult:
     # its "wins" are the games where the later network's loss is the higher.
     against_first: dict[str, dict[str, dict]] = field(default_factory=dict)
     cpu_per_step: dict[str, float] = field(default_factory=dict)  # process CPU seconds per SGD step
+    # The mean entropy of the held-out policy targets: no network's policy loss on them is lower.
+    target_entropy: float = 0.0
     train_games: int = 0
     heldout_games: int = 0
     heldout_positions: int = 0
@@ -75,6 +77,16 @@ def spread_positions(judge: ReplayBuffer, positions: int) -> tuple[TrainingBatch
     stride = max(1, -(-sum(sizes) // positions))
     which = [(g, t) for g, n in enumerate(sizes) for t in range(g % stride, n, stride)]
     return judge.positions(which), np.array([g for g, _ in which])
+
+
+def target_entropy(batch: TrainingBatch) -> float:
+    """The mean entropy (nats) of ``batch``'s policy targets, over the positions that have one."""
+    probs = batch.policy_probs.astype(np.float64)
+    totals = probs.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = probs[totals > 0] / totals[totals > 0, None]
+        terms = np.where(shares > 0, -shares * np.log(shares), 0.0)
+    return float(terms.sum(axis=1).mean())
 
 
 def position_losses(model: torch.nn.Module, batch: TrainingBatch, chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +133,7 @@ def fit(buffer: str | Path, start: str | Path, models: Sequence[str], steps: int
         model.load_state_dict(weights)
         learners[name] = Learner(model, settings)
     result = FitResult(list(models), train_games=train.num_games, heldout_games=judge.num_games,
-                       heldout_positions=len(judged.planes))
+                       heldout_positions=len(judged.planes), target_entropy=target_entropy(judged))
     cpu = dict.fromkeys(models, 0.0)
     latest: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
