@@ -8,6 +8,7 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from blokuszero.bench.__main__ import ALIASES, NAMES, main
@@ -283,3 +284,22 @@ def test_expert_iteration_rates_are_whole_games_over_their_cpu_seconds(monkeypat
         assert r["simulations"] == 8 * r["positions"]  # each move searches its own 8 simulations
         assert r["positions_per_cpu_s"] == r["positions"] / 2 and r["games_per_cpu_hour"] == 3600
         assert 0 < r["network_calls_per_position"] <= 1  # 8 simulations never reach 16 visits: roots only
+
+
+def test_target_noise_compares_two_searches_and_the_priors_on_a_known_case():
+    """Two searches' visit shares over the union of their root moves, and the first's priors: the
+    first [1: 2, 2: 1, 3: 1], the second [2: 2, 3: 2, 4: 0], priors [1: 0.5, 2: 0.25, 3: 0.25]."""
+    from types import SimpleNamespace
+
+    from blokuszero.bench.selfplay import target_noise
+
+    results = iter([
+        SimpleNamespace(actions=np.array([1, 2, 3]), visits=np.array([2.0, 1, 1]), prior=np.array([0.5, 0.25, 0.25])),
+        SimpleNamespace(actions=np.array([2, 3, 4]), visits=np.array([2.0, 2, 0]), prior=np.array([0.4, 0.3, 0.3])),
+    ])
+    search = SimpleNamespace(search=lambda state, simulations: next(results))
+    selfplay = SimpleNamespace(settings=SimpleNamespace(simulations=4), search=lambda seed: search)
+    row = target_noise(selfplay, [SimpleNamespace(clone=lambda: None)])
+    assert row["tv_between_searches"] == pytest.approx(0.5)  # [.5, .25, .25, 0] against [0, .5, .5, 0]
+    assert row["tv_network_to_search"] == pytest.approx(0.0)  # the priors are the first search's shares
+    assert row["top_move_agreement_between_searches"] == 0.0 and row["network_top_prior_is_search_top_move"] == 1.0

@@ -105,3 +105,21 @@ def test_bad_input_stops_with_one_line(kept, arguments, message):
                                         *[str(buffer) if a == "BUFFER" else a for a in arguments]])
     text = str(stopped.value)
     assert "\n" not in text and re.search(message, text), text
+
+
+def test_the_target_noise_benchmark_searches_positions_of_the_newest_games(kept, tmp_path, capsys):
+    """``python -m blokuszero.bench selfplay --target-noise BUFFER``: positions of the buffer's newest
+    tenth of games (here its newest game), two searches each, every figure a share in [0, 1]."""
+    import json
+
+    from blokuszero.bench.selfplay import main as selfplay_bench
+
+    buffer, start = kept
+    selfplay_bench(["--target-noise", str(buffer), "--checkpoint", str(start), "--simulations", "20",
+                    "--positions", "4", "--json", str(tmp_path / "noise.json")])
+    assert "positions of " in capsys.readouterr().out
+    row = json.loads((tmp_path / "noise.json").read_text())["results"][0]
+    assert row["positions"] == 4 and row["simulations"] == 20
+    for key in ("tv_between_searches", "tv_network_to_search", "top_move_agreement_between_searches",
+                "network_top_prior_is_search_top_move"):
+        assert 0 <= row[key] <= 1

@@ -42,6 +42,7 @@ from ..games.blokus.encoder import BlokusEncoder
 from ..nn.checkpoint import load_network
 from ..nn.evaluator import NetworkEvaluator
 from ..nn.model import build_model
+from ..rl.buffer_fit import split_games, spread
 from ..rl.expert_iteration import ExpertIterationSelfPlay
 from ..rl.learner import Learner, LearnerSettings
 from ..rl.replay import ReplayBuffer
@@ -199,6 +200,32 @@ def expert_iteration_rates(model: torch.nn.Module, backends: list[str], simulati
              "network_calls_per_position": t["evaluations"] / t["positions"]} for b, t in totals.items()]
 
 
+def target_noise(selfplay: ExpertIterationSelfPlay, states: list, seed: int = 0) -> dict:
+    """Two independent searches of ``selfplay``'s settings (fresh trees) on each of ``states``:
+    how far apart their policy targets (visit shares) are, against how far the network's priors
+    at the root are from the first search's target. A network no farther from a search's target
+    than a second search is has learned what those targets can teach."""
+    simulations = selfplay.settings.simulations
+    seeds = np.random.SeedSequence(seed)
+    rows = []
+    for state in states:
+        first, second = (selfplay.search(s).search(state.clone(), simulations=simulations) for s in seeds.spawn(2))
+        moves = sorted(set(first.actions.tolist()) | set(second.actions.tolist()))
+
+        def shares(result, counts) -> np.ndarray:
+            by_move = dict(zip(result.actions.tolist(), counts / counts.sum(), strict=True))
+            return np.array([by_move.get(m, 0.0) for m in moves])
+
+        a, b, q = shares(first, first.visits), shares(second, second.visits), shares(first, first.prior)
+        rows.append((0.5 * np.abs(a - b).sum(), 0.5 * np.abs(a - q).sum(), a.argmax() == b.argmax(),
+                     a.argmax() == q.argmax()))
+    tv_searches, tv_network, same_top, network_top = map(np.array, zip(*rows, strict=True))
+    return {"positions": len(rows), "simulations": simulations,
+            "tv_between_searches": float(tv_searches.mean()), "tv_network_to_search": float(tv_network.mean()),
+            "top_move_agreement_between_searches": float(same_top.mean()),
+            "network_top_prior_is_search_top_move": float(network_top.mean())}
+
+
 def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
     buffer = ReplayBuffer(capacity=len(games), encoder=BlokusEncoder())
     for g in games:
@@ -234,10 +261,17 @@ def main(argv: list[str] | None = None) -> None:
     command.add_argument("--warmup", type=float, default=5.0, help="untimed seconds of self-play first (--actors)")
     command.add_argument("--expert-iteration", metavar="BACKENDS",
                          help="comma-separated backends: expert iteration's self-play with each instead")
-    command.add_argument("--checkpoint", help="--expert-iteration: this network instead of an untrained first model")
+    command.add_argument("--checkpoint",
+                         help="--expert-iteration, --target-noise: this network instead of an untrained first model")
+    command.add_argument("--target-noise", metavar="BUFFER",
+                         help="a run's buffer: two expert-iteration searches on positions of its newest tenth of "
+                              "games, their targets' spread against the network's priors")
+    command.add_argument("--positions", type=int, default=200, help="--target-noise: positions searched")
     args = command.parse_args(argv)
     load_before = load()
-    if args.expert_iteration:
+    if args.target_noise:
+        results = target_noise_main(args)
+    elif args.expert_iteration:
         results = expert_iteration_main(args)
     else:
         results = shared_main(args) if args.actors else rates(args)
@@ -320,3 +354,26 @@ def expert_iteration_main(args: argparse.Namespace) -> list[dict]:
               f"{r['positions_per_cpu_s']:16.1f} {r['games_per_cpu_hour']:12,.0f} "
               f"{r['network_calls_per_position']:15.1f}")
     return results
+
+
+def target_noise_main(args: argparse.Namespace) -> list[dict]:
+    """``--target-noise``: :func:`target_noise` on positions spread over a buffer's newest games."""
+    torch.set_num_threads(args.threads or 1)
+    if args.checkpoint:
+        model, _ = load_network(args.checkpoint)
+    else:
+        torch.manual_seed(0)
+        model = build_model(args.models.split(",")[0], "blokus")
+    _, newest = split_games(args.target_noise, "blokus", 0.1)
+    states = [newest.encoder.replay(newest.games[g][1].players[:t], newest.games[g][1].actions[:t])
+              for g, t in spread(newest, args.positions)]
+    settings = SelfPlaySettings(simulations=args.simulations, leaf_playouts=True, gumbel=False, dirichlet_epsilon=0.0)
+    selfplay = ExpertIterationSelfPlay(BlokusGame(), NetworkEvaluator(model, BlokusEncoder()), settings)
+    row = {"checkpoint": args.checkpoint, "buffer": args.target_noise, **target_noise(selfplay, states)}
+    print(f"{row['positions']} positions of {args.target_noise}'s newest games, two searches of "
+          f"{row['simulations']} simulations each (expert iteration's), {args.checkpoint or 'untrained'}:")
+    print(f"  total variation between the two searches' targets {row['tv_between_searches']:.3f}, "
+          f"the network's priors to the first {row['tv_network_to_search']:.3f}")
+    print(f"  the same top move in both searches {row['top_move_agreement_between_searches']:.1%}, "
+          f"the network's top prior on the first search's top move {row['network_top_prior_is_search_top_move']:.1%}")
+    return [row]

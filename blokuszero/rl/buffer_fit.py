@@ -70,12 +70,18 @@ def split_games(directory: str | Path, game: str, heldout: float) -> tuple[Repla
     return parts
 
 
-def spread_positions(judge: ReplayBuffer, positions: int) -> tuple[TrainingBatch, np.ndarray]:
-    """About ``positions`` positions spread evenly over every game of ``judge`` (every k-th move,
-    each game from another offset so that every phase is seen), and the game of each."""
-    sizes = [record.num_positions for _, record in judge.games]
+def spread(buffer: ReplayBuffer, positions: int) -> list[tuple[int, int]]:
+    """About ``positions`` positions ``(game, move)`` spread evenly over every game of ``buffer``
+    (every k-th move, each game from another offset so that every phase is seen)."""
+    buffer.flush()
+    sizes = [record.num_positions for _, record in buffer.games]
     stride = max(1, -(-sum(sizes) // positions))
-    which = [(g, t) for g, n in enumerate(sizes) for t in range(g % stride, n, stride)]
+    return [(g, t) for g, n in enumerate(sizes) for t in range(g % stride, n, stride)]
+
+
+def spread_positions(judge: ReplayBuffer, positions: int) -> tuple[TrainingBatch, np.ndarray]:
+    """The batch of :func:`spread`'s positions of ``judge``, and the game of each."""
+    which = spread(judge, positions)
     return judge.positions(which), np.array([g for g, _ in which])
 
 

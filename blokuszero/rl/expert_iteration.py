@@ -40,7 +40,8 @@ class ExpertIterationSelfPlay:
         self.seeds = np.random.SeedSequence(seed)
         self.weights_version = 0
 
-    def _search(self, seed: np.random.SeedSequence) -> MCTS:
+    def search(self, seed: np.random.SeedSequence) -> MCTS:
+        """A fresh search of this self-play's settings, its randomness from ``seed``."""
         s = self.settings
         rng = np.random.default_rng(seed)
         config, rule = network_search(False, c_base=s.c_base, c_init=s.c_init, q_init=s.q_init, tree="maxn",
@@ -60,8 +61,8 @@ class ExpertIterationSelfPlay:
             spawned = self.seeds.spawn(1)[0]
             game_seed = int(spawned.generate_state(1)[0])
             full_seed, fast_seed, draw_seed = spawned.spawn(3)
-            full_search = self._search(full_seed)
-            fast_search = self._search(fast_seed) if s.fast_simulations else None
+            full_search = self.search(full_seed)
+            fast_search = self.search(fast_seed) if s.fast_simulations else None
             draws = np.random.default_rng(draw_seed)  # full or fast, move by move
             state = self.game.new_initial_state()
             record = RecordBuilder(game_seed, self.weights_version)
