@@ -303,3 +303,5 @@ def test_target_noise_compares_two_searches_and_the_priors_on_a_known_case():
     assert row["tv_between_searches"] == pytest.approx(0.5)  # [.5, .25, .25, 0] against [0, .5, .5, 0]
     assert row["tv_network_to_search"] == pytest.approx(0.0)  # the priors are the first search's shares
     assert row["top_move_agreement_between_searches"] == 0.0 and row["network_top_prior_is_search_top_move"] == 1.0
+    assert row["tv_network_minus_searches"]["mean"] == pytest.approx(-0.5)
+    assert row["top_agreement_searches_minus_network"]["mean"] == -1.0

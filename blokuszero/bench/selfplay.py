@@ -39,6 +39,7 @@ import torch
 
 from ..games.blokus import BlokusGame
 from ..games.blokus.encoder import BlokusEncoder
+from ..match.stats import paired_difference
 from ..nn.checkpoint import load_network
 from ..nn.evaluator import NetworkEvaluator
 from ..nn.model import build_model
@@ -219,11 +220,14 @@ def target_noise(selfplay: ExpertIterationSelfPlay, states: list, seed: int = 0)
         a, b, q = shares(first, first.visits), shares(second, second.visits), shares(first, first.prior)
         rows.append((0.5 * np.abs(a - b).sum(), 0.5 * np.abs(a - q).sum(), a.argmax() == b.argmax(),
                      a.argmax() == q.argmax()))
-    tv_searches, tv_network, same_top, network_top = map(np.array, zip(*rows, strict=True))
+    tv_searches, tv_network, same_top, network_top = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
     return {"positions": len(rows), "simulations": simulations,
             "tv_between_searches": float(tv_searches.mean()), "tv_network_to_search": float(tv_network.mean()),
             "top_move_agreement_between_searches": float(same_top.mean()),
-            "network_top_prior_is_search_top_move": float(network_top.mean())}
+            "network_top_prior_is_search_top_move": float(network_top.mean()),
+            # paired by position: the second search's edge over the network as a predictor of the first
+            "tv_network_minus_searches": paired_difference(tv_network, tv_searches),
+            "top_agreement_searches_minus_network": paired_difference(same_top, network_top)}
 
 
 def learner_rate(model_name: str, games, device: str, seconds: float) -> float:
@@ -376,4 +380,10 @@ def target_noise_main(args: argparse.Namespace) -> list[dict]:
           f"the network's priors to the first {row['tv_network_to_search']:.3f}")
     print(f"  the same top move in both searches {row['top_move_agreement_between_searches']:.1%}, "
           f"the network's top prior on the first search's top move {row['network_top_prior_is_search_top_move']:.1%}")
+    for key, what in (("tv_network_minus_searches", "total variation, the network's minus the second search's"),
+                      ("top_agreement_searches_minus_network", "top-move agreement, the second search's minus "
+                                                               "the network's")):
+        d = row[key]
+        print(f"  {what}, paired by position: {d['mean']:+.3f}, 95% [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}], "
+              f"sign test p = {d['p_value']:.3g}")
     return [row]
