@@ -178,7 +178,7 @@ def expert_iteration_rates(model: torch.nn.Module, backends: list[str], simulati
     """Expert iteration's self-play with ``model`` run by each of ``backends`` (the same seed, so
     the same games where the backends agree), whole games alternating between the backends until
     each has used ``seconds`` of CPU time; per backend its totals and rates per CPU-second."""
-    settings = SelfPlaySettings(simulations=simulations, leaf_playouts=True, gumbel=False, dirichlet_epsilon=0.0)
+    settings = expert_iteration_settings(simulations)
     players = {b: ExpertIterationSelfPlay(BlokusGame(), NetworkEvaluator(copy.deepcopy(model), BlokusEncoder(),
                                                                          backend=b), settings, seed=0)
                for b in backends}
@@ -340,14 +340,23 @@ def shared_main(args: argparse.Namespace) -> list[dict]:
     return results
 
 
+def _checkpoint_or_first_model(args: argparse.Namespace) -> torch.nn.Module:
+    """``--checkpoint``'s network, else an untrained network of the first of ``--models``."""
+    if args.checkpoint:
+        return load_network(args.checkpoint)[0]
+    torch.manual_seed(0)
+    return build_model(args.models.split(",")[0], "blokus")
+
+
+def expert_iteration_settings(simulations: int) -> SelfPlaySettings:
+    """Self-play as ``experiment=expert_iteration`` searches: playout leaves, PUCT, no root noise."""
+    return SelfPlaySettings(simulations=simulations, leaf_playouts=True, gumbel=False, dirichlet_epsilon=0.0)
+
+
 def expert_iteration_main(args: argparse.Namespace) -> list[dict]:
     """``--expert-iteration``: its self-play per backend, the rates printed."""
     torch.set_num_threads(args.threads or 1)
-    if args.checkpoint:
-        model, _ = load_network(args.checkpoint)
-    else:
-        torch.manual_seed(0)
-        model = build_model(args.models.split(",")[0], "blokus")
+    model = _checkpoint_or_first_model(args)
     results = expert_iteration_rates(model, args.expert_iteration.split(","), args.simulations, args.seconds)
     print(f"expert iteration's self-play, {args.simulations} simulations a move, "
           f"{args.checkpoint or args.models.split(',')[0]}, {torch.get_num_threads()} threads")
@@ -363,16 +372,13 @@ def expert_iteration_main(args: argparse.Namespace) -> list[dict]:
 def target_noise_main(args: argparse.Namespace) -> list[dict]:
     """``--target-noise``: :func:`target_noise` on positions spread over a buffer's newest games."""
     torch.set_num_threads(args.threads or 1)
-    if args.checkpoint:
-        model, _ = load_network(args.checkpoint)
-    else:
-        torch.manual_seed(0)
-        model = build_model(args.models.split(",")[0], "blokus")
+    model = _checkpoint_or_first_model(args)
     _, newest = split_games(args.target_noise, "blokus", 0.1)
-    states = [newest.encoder.replay(newest.games[g][1].players[:t], newest.games[g][1].actions[:t])
+    records = [record for _, record in newest.games]
+    states = [newest.encoder.replay(records[g].players[:t], records[g].actions[:t])
               for g, t in spread(newest, args.positions)]
-    settings = SelfPlaySettings(simulations=args.simulations, leaf_playouts=True, gumbel=False, dirichlet_epsilon=0.0)
-    selfplay = ExpertIterationSelfPlay(BlokusGame(), NetworkEvaluator(model, BlokusEncoder()), settings)
+    selfplay = ExpertIterationSelfPlay(BlokusGame(), NetworkEvaluator(model, BlokusEncoder()),
+                                       expert_iteration_settings(args.simulations))
     row = {"checkpoint": args.checkpoint, "buffer": args.target_noise, **target_noise(selfplay, states)}
     print(f"{row['positions']} positions of {args.target_noise}'s newest games, two searches of "
           f"{row['simulations']} simulations each (expert iteration's), {args.checkpoint or 'untrained'}:")

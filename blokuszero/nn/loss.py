@@ -28,6 +28,20 @@ class Losses:
     score: torch.Tensor  # the auxiliary score term before its weight (0 without a score head)
 
 
+def position_terms(logits: torch.Tensor, values: torch.Tensor, target_policy: torch.Tensor,
+                   target_values: torch.Tensor, legal: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each position's value term and policy (cross-entropy) term, [B] each, as
+    :func:`policy_value_loss` averages them (the policy term is 0 where a row has no target)."""
+    value = (target_values - values).square().sum(dim=1)
+    if legal is None:
+        log_p = torch.log_softmax(logits, dim=1)
+    else:
+        log_p = torch.log_softmax(logits.masked_fill(~legal, float("-inf")), dim=1)
+        # log P is -inf off the legal moves, and 0 * -inf would be NaN where pi is 0 there.
+        log_p = log_p.masked_fill(~legal, 0.0)
+    return value, -(target_policy * log_p).sum(dim=1)
+
+
 def policy_value_loss(logits: torch.Tensor, values: torch.Tensor, target_policy: torch.Tensor,
                       target_values: torch.Tensor, legal: torch.Tensor | None = None,
                       scores: torch.Tensor | None = None, target_scores: torch.Tensor | None = None,
@@ -48,15 +62,10 @@ def policy_value_loss(logits: torch.Tensor, values: torch.Tensor, target_policy:
       :class:`Losses` with the total, the value term, the policy (cross-entropy) term and the
       score term.
     """
-    value_loss = (target_values - values).square().sum(dim=1).mean()
-    if legal is None:
-        log_p = torch.log_softmax(logits, dim=1)
-    else:
-        log_p = torch.log_softmax(logits.masked_fill(~legal, float("-inf")), dim=1)
-        # log P is -inf off the legal moves, and 0 * -inf would be NaN where pi is 0 there.
-        log_p = log_p.masked_fill(~legal, 0.0)
+    value_terms, policy_terms = position_terms(logits, values, target_policy, target_values, legal)
+    value_loss = value_terms.mean()
     with_target = (target_policy.sum(dim=1) > 0).sum().clamp(min=1)
-    policy_loss = -(target_policy * log_p).sum() / with_target
+    policy_loss = policy_terms.sum() / with_target
     score_loss = torch.zeros((), device=logits.device)
     if scores is not None:
         score_loss = (target_scores - scores).square().sum(dim=1).mean()

@@ -22,7 +22,7 @@ import torch
 from ..games.registry import make_encoder
 from ..match.stats import paired_difference
 from ..nn.checkpoint import load_checkpoint, network_from, start_weights
-from ..nn.loss import policy_value_loss
+from ..nn.loss import position_terms
 from ..nn.model import build_model
 from .config import LearnerSettings
 from .learner import Learner, dense
@@ -108,12 +108,10 @@ def position_losses(model: torch.nn.Module, batch: TrainingBatch, chunk: int = 2
             actions = logits.shape[1]
             target_pi = dense(batch.policy_index[rows], batch.policy_probs[rows], actions, torch.float32, cpu)
             legal = dense(batch.legal_index[rows], batch.legal_index[rows] >= 0, actions, torch.bool, cpu)
-            target_z = torch.from_numpy(batch.values[rows])
-            for i in range(rows.stop - rows.start):
-                one = slice(i, i + 1)
-                losses = policy_value_loss(logits[one], values[one], target_pi[one], target_z[one], legal[one])
-                value[start + i] = losses.value.item()
-                policy[start + i] = losses.policy.item() if target_pi[i].sum() > 0 else np.nan
+            value_terms, policy_terms = position_terms(logits, values, target_pi,
+                                                       torch.from_numpy(batch.values[rows]), legal)
+            value[rows] = value_terms.numpy()
+            policy[rows] = np.where(target_pi.sum(dim=1).numpy() > 0, policy_terms.numpy(), np.nan)
     return value, policy
 
 
