@@ -11,7 +11,7 @@ import pytest
 
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
-from blokuszero.games.daihinmin.actions import PASS
+from blokuszero.games.daihinmin.actions import A_CARDS, PASS, give_action
 from blokuszero.games.daihinmin.cards import table_to_hand
 from blokuszero.games.daihinmin.determinization import known_and_forbidden
 from blokuszero.games.daihinmin.game import DaihinminState
@@ -63,10 +63,12 @@ class _Checked:
     the tracked position with the engine's (``truth``: (position, cards this player knows each
     player holds, ranks at the deal) of its turns, in order)."""
 
-    def __init__(self, truth):
+    def __init__(self, truth, gifts):
         self.inner = DefaultClient()
         self.tracker = TableTracker()
         self.truth = truth
+        self.gifts = gifts  # the engine's position at each of this player's gifts, in order
+        self.gift_count = 0
         self.turns = 0
         self.exchange_known = 0  # turns at which the exchange told it where some card is
         self.games: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -75,6 +77,19 @@ class _Checked:
         if self.tracker.actions:
             self.games.append(self.tracker.finished_game())
         self.tracker.on_deal(table)
+        if table[5, 1] > 0:
+            mine, true = self.tracker.gift_state(), self.gifts[self.gift_count]
+            self.gift_count += 1
+            p = mine.current_player()
+            assert p == true.current_player() and mine.s[K.S_PHASE] == true.s[K.S_PHASE]
+            assert mine.hand(p) == true.hand(p)
+            assert [bin(mine.hand(q)).count("1") for q in range(5)] == [bin(true.hand(q)).count("1")
+                                                                      for q in range(5)]
+            assert int(np.bitwise_or.reduce(mine.s[K.S_HAND:K.S_HAND + 5])) == (1 << 53) - 1
+            for field in ("S_SEAT", "S_RANK"):
+                index = getattr(K, field)
+                assert list(mine.s[index:index + 5]) == list(true.s[index:index + 5])
+            assert int(mine.legal_actions().size) == int(true.legal_actions().size)
         return self.inner.on_deal(table)
 
     def on_hand(self, table):
@@ -118,12 +133,24 @@ def test_tracker_rebuilds_the_engine_position_on_a_real_record():
                 if giver == m:
                     known[taker] = table_to_hand(table) & s[K.S_HAND + taker]
             turns[int(m)].append((s, known, g.ranks or [-1] * 5))
-    checked = [_Checked(turns[p]) for p in range(5)]
+    gifts = {p: [] for p in range(5)}
+    for g in record.games:
+        if g.ranks is None:
+            continue
+        state = DaihinminState.from_deal(game, g.hands, g.seats, g.ranks)
+        for _ in range(2):  # the daifugo's gift, then the fugo's
+            giver = state.current_player()
+            gifts[giver].append(state.clone())
+            cards = [table_to_hand(table) for f, _, table in g.changes if f == giver][-1]
+            state.apply_action(give_action(cards))
+    checked = [_Checked(turns[p], gifts[p]) for p in range(5)]
     clients = iter(checked)
     report = replay_record(record, lambda: next(clients))
     assert report.ok, (report.first_disagreement, report.first_decision_miss)
     assert [c.turns for c in checked] == [len(turns[p]) for p in range(5)]
     assert sum(c.exchange_known for c in checked) > 100
+    assert [c.gift_count for c in checked] == [len(gifts[p]) for p in range(5)]
+    assert sum(len(g) for g in gifts.values()) > 50
     # After each game, the hands every turn was played from (all five when four went out).
     complete = 0
     for (states, movers, actions), (t_states, t_movers, t_actions) in zip(checked[0].games, games):
@@ -343,3 +370,35 @@ def test_always_lead_never_passes_on_an_empty_field(monkeypatch):
     assert make_client(DaihinminGame(), spec, seed=1).player.always_lead
     with pytest.raises(ValueError, match="unknown option 'lead'"):
         parse_client_spec("mc:model:10:lead")
+
+
+def test_gifts_by_search_are_the_searchs_and_the_server_takes_them(tmp_path):
+    game = DaihinminGame()
+    spec = parse_client_spec("mc:default:60:search-gifts")
+    assert spec["search_gifts"] and not make_client(game, parse_client_spec("mc:default:300"), seed=1).search_gifts
+    client = make_client(game, spec, seed=1)
+    gifts = []  # (cards sent, the search behind them, the standard client's lowest cards)
+    on_deal = client.on_deal
+
+    def deal(table):
+        answer = on_deal(table)
+        if table[5, 1] > 0:
+            gifts.append((table_to_hand(answer), client.player.last_result,
+                          table_to_hand(DefaultClient().on_deal(table)), bin(table_to_hand(table)).count("1")))
+        return answer
+
+    client.on_deal = deal
+    serve_match([LocalSeat(client, "mc0")] + [LocalSeat(DefaultClient(), f"dflt{p}") for p in range(1, 5)],
+                MatchSettings(games=10), seed=5, log_path=str(tmp_path / "match.log"))
+    record = read_log(tmp_path / "match.log")
+    taken = [table_to_hand(t) for g in record.games if g.ranks and g.ranks[0] <= 1
+             for f, _, t in g.changes if f == 0]
+    assert len(gifts) >= 3 and taken == [g[0] for g in gifts]  # none replaced by the server
+    for cards, result, _, held in gifts:
+        n = bin(cards).count("1")
+        assert len(result.actions) == (held * (held - 1) // 2 if n == 2 else held)  # every gift searched
+        chosen = [int(A_CARDS[a]) for a in result.actions].index(cards)
+        assert result.visits[chosen] == result.visits.max()  # a most visited gift
+    assert any(cards != lowest for cards, _, lowest, _ in gifts)
+    with pytest.raises(ValueError, match="no gift to make"):
+        TableTracker().gift_state()

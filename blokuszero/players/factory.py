@@ -124,6 +124,7 @@ class PlayerOptions(Settings):
     always_lead: bool = setting()
     hand_weight: float = setting(low=0)
     hand_deals: int = setting(low=1)
+    search_gifts: bool = setting()
 
 
 # Type and allowed values of every option, checked by resolve_spec, so that a bad option stops
@@ -269,8 +270,9 @@ def make_client(game: Game, spec: Mapping[str, Any] | PlayerSpec, seed: int | No
 
 
 #: The command lines' forms of a table client's spec, for their help.
-CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs][:always-lead][:hands=BETA][:deals=N]] (e.g. "
-                "mc, mc:default:500, mc:random:0.5s, mc:model/model:100, mc:model/default:3000:always-lead, "
+CLIENT_SPECS = ("default | mc[:POLICY[/SELF][:PLAYOUTS or SECONDSs][:always-lead][:search-gifts][:hands=BETA]"
+                "[:deals=N]] (e.g. mc, mc:default:500, mc:random:0.5s, mc:model/model:100, "
+                "mc:model/default:3000:always-lead, mc:model/default:10000:search-gifts, "
                 "mc:model/default:10000:hands=0.5) | a JSON spec ({\"kind\": \"daihinmin_mc\", ...})")
 
 #: The shorthand's ``key=value`` options and the settings they give.
@@ -281,7 +283,8 @@ def parse_client_spec(text: str) -> dict[str, Any]:
     """The spec of a table client written on a command line (:data:`CLIENT_SPECS`): ``default``
     the standard client; ``mc`` the Monte Carlo client, optionally with its playout policies
     (opponents'/own), budget, then any of ``always-lead`` (never pass on an empty field),
-    ``hands=BETA`` (hand estimation's ``hand_weight``) and ``deals=N`` (``hand_deals``); or a
+    ``search-gifts`` (the exchange's gift chosen by search, not the lowest cards), ``hands=BETA``
+    (hand estimation's ``hand_weight``) and ``deals=N`` (``hand_deals``); or a
     JSON spec mapping. Options are checked by :func:`make_client`."""
     if text.lstrip().startswith("{"):
         try:
@@ -298,6 +301,8 @@ def parse_client_spec(text: str) -> dict[str, Any]:
         key, eq, value = extra.partition("=")
         if extra == "always-lead":
             spec["always_lead"] = True
+        elif extra == "search-gifts":
+            spec["search_gifts"] = True
         elif eq and key in _CLIENT_OPTIONS:
             name, kind = _CLIENT_OPTIONS[key]
             try:
@@ -307,7 +312,7 @@ def parse_client_spec(text: str) -> dict[str, Any]:
                 raise ValueError(f"{key}={value!r} in {text!r} is not {wanted}") from None
         else:
             raise ValueError(f"unknown option {extra!r} in {text!r}; known: always-lead, "
-                             f"hands=BETA, deals=N")
+                             f"search-gifts, hands=BETA, deals=N")
     parts = parts[:3]
     if len(parts) > 1:
         playout, _, own = parts[1].partition("/")

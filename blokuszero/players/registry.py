@@ -81,7 +81,7 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
     # simulation one playout; time_limit in wall seconds), the opponents' playout policy and the
     # searcher's own (self_playout), UCB1-tuned's c. A table client or a player.
     PlayerKind("daihinmin_mc", frozenset({"simulations", "time_limit", "playout", "self_playout", "c",
-                                          "always_lead", "hand_weight", "hand_deals"}),
+                                          "always_lead", "hand_weight", "hand_deals", "search_gifts"}),
                "daihinmin.monte_carlo:make_monte_carlo_player",
                check="daihinmin.monte_carlo:check_options", budget=True,
                client="daihinmin.monte_carlo:make_monte_carlo_client"),

@@ -15,6 +15,10 @@ the exchange until played, and the position records them as the engine does
 never shown which cards it received (its deal table already holds them), so that constraint of
 the engine's determinizations is not known here.
 
+At the deal a daifugo or fugo, asked for its gift, gets :meth:`TableTracker.gift_state`: the
+position at its gift, its hand as dealt to it (with the cards it received), the others' card
+counts after the exchange's steps before its gift, the other cards dealt to them by those counts.
+
 It also records every turn (position, mover, action). Once a game is over every hand it was
 played from is known (the cards each player went on to play, and the last player's remainder),
 which :meth:`TableTracker.finished_game` fills in, for opponent models to learn from.
@@ -26,7 +30,7 @@ import numpy as np
 
 from . import rules as K
 from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
-from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
+from .cards import FULL_DECK, NUM_CARDS, cards_of, hand_of, table_to_hand
 from .determinization import exchange_partner
 from .game import DaihinminGame, DaihinminState
 from .tables import table_to_action
@@ -38,6 +42,7 @@ class TableTracker:
     def __init__(self, game: DaihinminGame | None = None) -> None:
         self.game = game or DaihinminGame()
         self.hand_table: np.ndarray | None = None
+        self.deal_table: np.ndarray | None = None
         self._new_game()
 
     def _new_game(self) -> None:
@@ -58,7 +63,8 @@ class TableTracker:
     def on_deal(self, table: np.ndarray) -> None:
         """A new game starts."""
         self._new_game()
-        self.dealt = table_to_hand(np.asarray(table, np.int64))
+        self.deal_table = np.asarray(table, np.int64).copy()
+        self.dealt = table_to_hand(self.deal_table)
 
     def on_hand(self, table: np.ndarray) -> None:
         """A hand table: the state before a turn; an empty field means the trick was cleared."""
@@ -150,6 +156,54 @@ class TableTracker:
         s[K.S_HAND:K.S_HAND + 5] = hands
         if partner >= 0:
             s[field] = self.exchanged
+        return DaihinminState(self.game, s, tuple(hands))
+
+    def gift_state(self) -> DaihinminState:
+        """The position at this client's gift in the exchange (its deal table asks for [5][1]
+        cards: 2 as daifugo, 1 as fugo): its hand as the deal table shows it, each other
+        player's dealt count ([6][0..4]) moved by the exchange's steps before this gift (the
+        daihinmin's two and the hinmin's one strongest cards up, and before the fugo's gift the
+        daifugo's two down), and unseen cards dealt to the others by those counts. Which cards
+        it received is never shown, so no card is ruled out of the giver's hand."""
+        t = self.deal_table
+        n = 0 if t is None else int(t[5, 1])
+        if n not in (1, 2):
+            raise ValueError(f"the deal table asks for {n} cards: no gift to make (a gift is "
+                             f"2 cards from the daifugo, 1 from the fugo)")
+        ranks = t[6, 5:10]
+        if sorted(ranks) != list(range(5)):
+            raise ValueError(f"the deal table's ranks {list(ranks)} are not 0..4 once each")
+        by_rank = [int(np.flatnonzero(ranks == r)[0]) for r in range(5)]
+        me = by_rank[2 - n]
+        counts = t[6, :5].copy()
+        counts[by_rank[4]] -= 2
+        counts[by_rank[0]] += 2
+        counts[by_rank[3]] -= 1
+        counts[by_rank[1]] += 1
+        if n == 1:  # the daifugo has given the daihinmin two cards
+            counts[by_rank[0]] -= 2
+            counts[by_rank[4]] += 2
+        mine = self.dealt
+        if bin(mine).count("1") != counts[me] or counts.sum() != NUM_CARDS:
+            raise ValueError(f"the deal table disagrees with itself: {bin(mine).count('1')} "
+                             f"cards in hand, {counts[me]} by the dealt counts "
+                             f"{list(t[6, :5])} after the exchange")
+        pool = cards_of(FULL_DECK & ~mine)
+        hands, at = [0] * 5, 0
+        for p in range(5):
+            if p == me:
+                hands[p] = mine
+            else:
+                hands[p] = hand_of(pool[at:at + counts[p]])
+                at += int(counts[p])
+        s = np.zeros(K.S_SIZE, np.int64)
+        s[K.S_HAND:K.S_HAND + 5] = hands
+        s[K.S_SEAT:K.S_SEAT + 5] = t[6, 10:15]
+        s[K.S_RANK:K.S_RANK + 5] = ranks
+        s[K.S_ORDER:K.S_ORDER + 5] = -1
+        s[K.S_FIELD] = -1
+        s[K.S_RULES] = self.game.rules.bits()
+        s[K.S_PHASE] = K.P_GIVE_DAIFUGO if n == 2 else K.P_GIVE_FUGO
         return DaihinminState(self.game, s, tuple(hands))
 
     def _vector(self, hands: list[int]) -> np.ndarray:

@@ -40,7 +40,8 @@ import numpy as np
 from ...games.base import Game, State
 from ...games.daihinmin import DaihinminGame
 from ...games.daihinmin import rules as K
-from ...games.daihinmin.actions import NUM_PLAYERS, PASS
+from ...games.daihinmin.actions import A_CARDS, NUM_PLAYERS, PASS
+from ...games.daihinmin.cards import hand_to_table
 from ...games.daihinmin.game import DaihinminState
 from ...games.daihinmin.tables import action_to_table
 from ...games.daihinmin.tracker import TableTracker
@@ -172,7 +173,9 @@ class MonteCarloPlayer(Player):
 
 class MonteCarloClient:
     """:class:`MonteCarloPlayer` as a UECda table client: gifts as the standard client gives
-    them (its lowest cards), plays by search from the tracked position. With model playouts
+    them (its lowest cards), or with ``search_gifts`` by a search of the gifts from the
+    position at its gift (:meth:`~..games.daihinmin.tracker.TableTracker.gift_state`, the same
+    search and playouts as its plays); plays by search from the tracked position. With model playouts
     it keeps an improved naive-Bayes model per opponent, learned after every game from that
     game's moves and the hands they were made from (SPEC §7); a searcher playing a model
     itself plays the opponents' models pooled (their counts summed: how this table plays).
@@ -180,8 +183,9 @@ class MonteCarloClient:
     decision's deals by them (:attr:`last_effective_deals`: what that decision's weights were
     worth in equal deals)."""
 
-    def __init__(self, player: MonteCarloPlayer) -> None:
+    def __init__(self, player: MonteCarloPlayer, search_gifts: bool = False) -> None:
         self.player = player
+        self.search_gifts = search_gifts
         self.tracker = TableTracker(self.player.mcts.game)
         self.me = -1  # our player number, read at our first turn
         self.models = [OpponentModel(IMPROVED) for _ in range(NUM_PLAYERS)]
@@ -191,7 +195,10 @@ class MonteCarloClient:
         if (self.player.uses_models or self.player.hand_weight > 0) and self.tracker.actions:
             self._learn()
         self.tracker.on_deal(table)
-        return DefaultClient().on_deal(table)
+        if not (self.search_gifts and int(table[5, 1]) in (1, 2)):
+            return DefaultClient().on_deal(table)
+        action = self.player.choose_action(self.tracker.gift_state())
+        return hand_to_table(int(A_CARDS[action]))
 
     def _learn(self) -> None:
         states, movers, actions = self.tracker.finished_game()
@@ -248,4 +255,5 @@ def make_monte_carlo_player(game: Game, spec: PlayerSpec, rng: np.random.Generat
 
 def make_monte_carlo_client(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MonteCarloClient:
     """The ``daihinmin_mc`` kind as a UECda table client around :func:`make_monte_carlo_player`."""
-    return MonteCarloClient(make_monte_carlo_player(game, spec, rng))
+    return MonteCarloClient(make_monte_carlo_player(game, spec, rng),
+                            search_gifts=bool(spec.settings.get("search_gifts", False)))
