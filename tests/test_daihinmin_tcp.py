@@ -312,6 +312,8 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_choose_exchange_hands0_seed7601.json"], "0-1", 250, "+0.360", "[+0.190, +0.620]"),
     (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7600.json"], "0-1", 250, "+0.084", "[-0.030, +0.320]"),
     (["docs/daihinmin_fujigokoro_choose_exchange_hands1_seed7601.json"], "0-1", 250, "-0.236", "[-0.580, -0.150]"),
+    (["docs/daihinmin_fujigokoro_choose_gifts0_seed7800.json"], "0-1", 200, "-0.205", "[-0.440, +0.030]"),
+    (["docs/daihinmin_fujigokoro_choose_gifts1_seed7800.json"], "0-1", 200, "+0.435", "[+0.370, +0.500]"),
     (["docs/daihinmin_fujigokoro_confirm_exchange_seed7700.json"], "0-1", 500, "-0.074", "[-0.342, +0.172]"),
     (["docs/daihinmin_fujigokoro_confirm_exchange_seed7701.json"], "0-1", 500, "-0.002", "[-0.180, +0.182]"),
     ([f"docs/daihinmin_fujigokoro_confirm_exchange_seed{s}.json" for s in (7700, 7701)],
