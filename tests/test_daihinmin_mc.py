@@ -12,7 +12,7 @@ import pytest
 from blokuszero.games.daihinmin import DaihinminGame
 from blokuszero.games.daihinmin import rules as K
 from blokuszero.games.daihinmin.actions import A_CARDS, PASS, give_action
-from blokuszero.games.daihinmin.cards import table_to_hand
+from blokuszero.games.daihinmin.cards import hand_to_table, table_to_hand
 from blokuszero.games.daihinmin.determinization import known_and_forbidden
 from blokuszero.games.daihinmin.game import DaihinminState
 from blokuszero.games.daihinmin.log import read_log
@@ -402,3 +402,12 @@ def test_gifts_by_search_are_the_searchs_and_the_server_takes_them(tmp_path):
     assert any(cards != lowest for cards, _, lowest, _ in gifts)
     with pytest.raises(ValueError, match="no gift to make"):
         TableTracker().gift_state()
+    # A deal table whose counts disagree with the hand: warned, and the lowest cards given.
+    table = hand_to_table(sum(1 << c for c in range(13)))
+    table[5, 0], table[5, 1], table[5, 3] = 1, 2, 6
+    table[6, 0:5], table[6, 5:10], table[6, 10:15] = [11, 11, 11, 10, 10], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]
+    assert client.tracker.on_deal(table) is None and client.tracker.gift_state().current_player() == 0
+    table[6, 0:5] = [12, 11, 11, 10, 9]
+    with pytest.warns(UserWarning, match="lowest cards, not searched: the deal table disagrees"):
+        given = client.on_deal(table)
+    assert table_to_hand(given) == table_to_hand(DefaultClient().on_deal(table)) == 0b11

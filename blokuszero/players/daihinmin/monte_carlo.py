@@ -32,6 +32,7 @@ core gained one general rule (UCB1-tuned) and nothing of Daihinmin.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -197,8 +198,12 @@ class MonteCarloClient:
         self.tracker.on_deal(table)
         if not (self.search_gifts and int(table[5, 1]) in (1, 2)):
             return DefaultClient().on_deal(table)
-        action = self.player.choose_action(self.tracker.gift_state())
-        return hand_to_table(int(A_CARDS[action]))
+        try:
+            state = self.tracker.gift_state()
+        except ValueError as err:  # a deal table this tracker cannot read: give, never stall the match
+            warnings.warn(f"the gift is the lowest cards, not searched: {err}", stacklevel=2)
+            return DefaultClient().on_deal(table)
+        return hand_to_table(int(A_CARDS[self.player.choose_action(state)]))
 
     def _learn(self) -> None:
         states, movers, actions = self.tracker.finished_game()
