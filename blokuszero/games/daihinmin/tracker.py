@@ -30,7 +30,7 @@ import numpy as np
 
 from . import rules as K
 from .actions import A_CARDS, A_TYPE, PASS, T_LONE_JOKER
-from .cards import FULL_DECK, NUM_CARDS, cards_of, hand_of, table_to_hand
+from .cards import FULL_DECK, cards_of, hand_of, table_to_hand
 from .determinization import exchange_partner
 from .game import DaihinminGame, DaihinminState
 from .tables import table_to_action
@@ -134,25 +134,10 @@ class TableTracker:
         mine = table_to_hand(t)
         s = self._vector([0] * 5)
         partner, field = exchange_partner(s, me)
-        held = self.exchanged & ~self.played if partner >= 0 else 0
-        pool = cards_of(FULL_DECK & ~mine & ~self.played & ~held)
-        hands, at = [0] * 5, 0
-        for p in range(5):
-            if p == me:
-                hands[p] = mine
-            else:
-                known = held if p == partner else 0
-                n_known = bin(known).count("1")
-                n = int(self.counts[p]) - n_known
-                if n < 0:
-                    raise ValueError(f"player {p} holds {self.counts[p]} cards, fewer than the "
-                                     f"{n_known} it was given in the exchange")
-                hands[p] = known | hand_of(pool[at:at + n])
-                at += n
-        if at != len(pool) or bin(mine).count("1") != self.counts[me]:
-            raise ValueError(f"the tables disagree: {len(pool)} unseen cards, {at} in other "
-                             f"hands; own hand {bin(mine).count('1')} cards, counted "
-                             f"{self.counts[me]}")
+        known = [0] * 5
+        if partner >= 0:
+            known[partner] = self.exchanged & ~self.played
+        hands = _deal_unseen(me, mine, self.counts, known, FULL_DECK & ~self.played)
         s[K.S_HAND:K.S_HAND + 5] = hands
         if partner >= 0:
             s[field] = self.exchanged
@@ -183,19 +168,11 @@ class TableTracker:
         if n == 1:  # the daifugo has given the daihinmin two cards
             counts[by_rank[0]] -= 2
             counts[by_rank[4]] += 2
-        mine = self.dealt
-        if bin(mine).count("1") != counts[me] or counts.sum() != NUM_CARDS:
-            raise ValueError(f"the deal table disagrees with itself: {bin(mine).count('1')} "
-                             f"cards in hand, {counts[me]} by the dealt counts "
-                             f"{list(t[6, :5])} after the exchange")
-        pool = cards_of(FULL_DECK & ~mine)
-        hands, at = [0] * 5, 0
-        for p in range(5):
-            if p == me:
-                hands[p] = mine
-            else:
-                hands[p] = hand_of(pool[at:at + counts[p]])
-                at += int(counts[p])
+        try:
+            hands = _deal_unseen(me, self.dealt, counts, [0] * 5, FULL_DECK)
+        except ValueError as err:
+            raise ValueError(f"the deal table disagrees with itself: the dealt counts "
+                             f"{list(t[6, :5])} after the exchange: {err}") from None
         s = np.zeros(K.S_SIZE, np.int64)
         s[K.S_HAND:K.S_HAND + 5] = hands
         s[K.S_SEAT:K.S_SEAT + 5] = t[6, 10:15]
@@ -230,3 +207,29 @@ class TableTracker:
         s[K.S_PLAYED] = self.played
         s[K.S_RULES] = self.game.rules.bits()
         return s
+
+
+def _deal_unseen(me: int, mine: int, counts: np.ndarray, known: list[int], cards: int) -> list[int]:
+    """Hands [5] by ``counts``: ``me`` holds ``mine``, each other player its ``known`` cards and
+    then, in player order, the next of the other ``cards`` (those in no hand above). ValueError
+    where the counts, the hands and the cards disagree."""
+    if bin(mine).count("1") != counts[me]:
+        raise ValueError(f"own hand {bin(mine).count('1')} cards, counted {counts[me]}")
+    placed = mine
+    for k in known:
+        placed |= k
+    pool = cards_of(cards & ~placed)
+    hands, at = [0] * 5, 0
+    for p in range(5):
+        if p == me:
+            hands[p] = mine
+            continue
+        n = int(counts[p]) - bin(known[p]).count("1")
+        if n < 0:
+            raise ValueError(f"player {p} holds {counts[p]} cards, fewer than the "
+                             f"{bin(known[p]).count('1')} known to be there from the exchange")
+        hands[p] = known[p] | hand_of(pool[at:at + n])
+        at += n
+    if at != len(pool):
+        raise ValueError(f"{len(pool)} unseen cards, {at} in other hands by the counts")
+    return hands
