@@ -24,12 +24,13 @@ def opening(placements: int = 4):
     return state
 
 
-def searcher(compiled: bool, rule: str, seed: int, **config):
+def searcher(compiled: bool, rule: str, seed: int, reward: str = "win", **config):
     game = BlokusGame()
     if rule == "ph":
         return MCTS(game, MCTSConfig(compiled=compiled, **config), ProgressiveHistory(0.2, 5.0),
-                    RolloutEvaluator("largest_piece", 0.05), rng=seed)
-    return MCTS(game, MCTSConfig(compiled=compiled, **config), UCB1(0.7), RolloutEvaluator(), rng=seed)
+                    RolloutEvaluator("largest_piece", 0.05, reward=reward), rng=seed)
+    return MCTS(game, MCTSConfig(compiled=compiled, **config), UCB1(0.7), RolloutEvaluator(reward=reward),
+                rng=seed)
 
 
 def assert_same_tree(a: MCTS, b: MCTS) -> None:
@@ -65,8 +66,8 @@ def test_compiled_loop_grows_the_same_tree_as_the_python_loop(rule, placements, 
     np.testing.assert_array_equal(python_state.legal_actions(), compiled_state.legal_actions())
 
 
-def test_compiled_loop_at_terminal_positions():
-    # Three placements before the end of a random game: the tree meets game ends.
+def near_the_end(placements_left: int = 3):
+    """A position ``placements_left`` placements before the end of a seeded random game."""
     game = BlokusGame()
     rng = np.random.default_rng(0)
     end = game.new_initial_state()
@@ -74,15 +75,35 @@ def test_compiled_loop_at_terminal_positions():
         end.apply_action(int(rng.choice(end.legal_actions())))
     moves = end.history()
     state = game.new_initial_state()
-    for colour, m in moves[:-3]:  # three placements before the end
+    for colour, m in moves[:-placements_left]:
         state.apply_action(m)
+    return state
+
+
+@pytest.mark.parametrize("reward", ["win", "rank"])
+def test_compiled_loop_at_terminal_positions(reward):
+    state = near_the_end()  # the tree meets game ends
     runs = []
     for compiled in (False, True):
-        mcts = searcher(compiled, "ph", 11, simulations=400)
+        mcts = searcher(compiled, "ph", 11, reward, simulations=400)
         runs.append(mcts)
         mcts.search(state.clone())
     assert_same_tree(*runs)
     assert (runs[1].tree.to_move[:runs[1].tree.size] == -1).any()  # terminal nodes in the tree
+
+
+def test_rank_reward_values_places_where_the_win_reward_sees_only_losses():
+    # Late in a game where one colour's lead is out of reach, every other colour's playouts
+    # all end in losses under the win reward; by rank they still tell second place from last.
+    state, values = near_the_end(8), {}
+    for reward in ("win", "rank"):
+        mcts = searcher(True, "ucb1", 2, reward, simulations=300)
+        mcts.search(state.clone())
+        values[reward] = mcts.tree.value_sum[0] / mcts.tree.visits[0]
+    losers = values["win"] == 0.0
+    assert losers.sum() == 3  # three colours never win
+    places = values["rank"][losers]
+    assert len(set(np.round(places, 6))) == 3 and np.all((places > 0) & (places < 1))
 
 
 def test_compiled_loop_only_where_it_computes_the_same():
@@ -115,12 +136,12 @@ def test_the_interface_is_for_compiled_code_only():
         state_apply(None, None, 0)
 
 
-@pytest.mark.parametrize("q_init", ["parent", 0.0])
-def test_compiled_loop_with_network_priors_at_expansion(q_init, monkeypatch):
+@pytest.mark.parametrize("q_init, reward", [("parent", "win"), (0.0, "win"), ("parent", "rank")])
+def test_compiled_loop_with_network_priors_at_expansion(q_init, reward, monkeypatch):
     # AlphaGo's expansion threshold: PUCT over a network's priors, one playout per leaf. The
     # kernel stops at each node to expand and the network's priors go in from Python.
     spec = {"kind": "alphazero", "model": "b2c32conv", "gumbel": False, "q_init": q_init,
-            "leaf_playouts": True, "expand_threshold": 3, "simulations": 120}
+            "leaf_playouts": True, "reward": reward, "expand_threshold": 3, "simulations": 120}
     python = make_player(BlokusGame(), {**spec, "compiled": False}, seed=4).mcts
     compiled = make_player(BlokusGame(), spec, seed=4).mcts
     state = opening()

@@ -18,7 +18,7 @@ from blokuszero.nn.model import build_model
 from blokuszero.players.factory import make_player, player_settings
 from blokuszero.search import MCTS, PlayoutMixing, PlayoutPriors, RolloutEvaluator
 from blokuszero.search.alphazero import network_search
-from blokuszero.search.evaluators import Evaluation, Evaluator
+from blokuszero.search.evaluators import Evaluation, Evaluator, rank_values
 
 
 class ConstantEvaluator(Evaluator):
@@ -181,13 +181,43 @@ def test_mixing_is_reproducible_with_a_seed():
      "^leaf_playouts values each leaf by one playout alone"),
     ({"preset": "alphazero", "leaf_playouts": True, "mix_playouts": 4}, "^leaf_playouts values"),
     ({"preset": "alphazero", "leaf_playouts": "yes"}, "^leaf_playouts"),
+    ({"preset": "alphazero", "reward": "rank"}, "^reward rewards the playouts that value the leaves"),
+    ({"preset": "network", "reward": "score"}, "^reward must be one of"),
+    ({"preset": "mcts_maxn", "reward": "places"}, "^reward must be one of"),
 ])
 def test_bad_mixing_settings(spec, message):
     with pytest.raises(ValueError, match=message):
         make_player(BlokusGame(), spec)
 
 
+def test_rank_values_known_cases():
+    np.testing.assert_array_equal(rank_values([10, 5, 5, -3], 0.0, 1.0), [1.0, 0.5, 0.5, 0.0])
+    np.testing.assert_allclose(rank_values([7, 7, 1, 0], 0.0, 1.0), [2.5 / 3, 2.5 / 3, 1 / 3, 0.0])
+    np.testing.assert_array_equal(rank_values([4, 4, 4, 4], -1.0, 1.0), [0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(rank_values([3, 1], -1.0, 1.0), [1.0, -1.0])  # two: win and loss
+    np.testing.assert_allclose(rank_values([0, 2, 1], -1.0, 1.0), [-1.0, 1.0, 0.0])
+
+
+def test_rank_reward_values_finished_games_by_place():
+    state = BlokusGame().new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(int(state.legal_actions()[0]))
+    scores = state.scores()
+    evaluator = RolloutEvaluator(reward="rank")
+    np.testing.assert_array_equal(evaluator.outcome(state), rank_values(scores, 0.0, 1.0))
+    np.testing.assert_array_equal(evaluator.evaluate([state])[0].value, rank_values(scores, 0.0, 1.0))
+    # the win reward maps the returns: the top score's colours 1, the others 0
+    np.testing.assert_array_equal(RolloutEvaluator().outcome(state, (-1.0, 1.0)), scores == scores.max())
+
+
 def test_the_evaluator_checks_its_settings():
+    with pytest.raises(ValueError, match=r"unknown reward 'score'; known: \('win', 'rank'\)"):
+        RolloutEvaluator(reward="score")
+    finished = TicTacToeGame().new_initial_state()
+    for action in (0, 3, 1, 4, 2):
+        finished.apply_action(action)
+    with pytest.raises(ValueError, match="reward 'rank' needs the game's scores; TicTacToeState has none"):
+        RolloutEvaluator(reward="rank").outcome(finished)
     with pytest.raises(ValueError, match=r"mix_lambda must be in \[0, 1\]"):
         PlayoutMixing(ConstantEvaluator(2, 0.0), 2.0)
     with pytest.raises(ValueError, match="mix_playouts must be >= 1"):

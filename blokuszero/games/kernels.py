@@ -19,7 +19,9 @@ compiled search computes what the Python loop computes:
 - ``state_playout(state, tables, policy, epsilon, players, actions) -> int``: ``playout(policy,
   epsilon)`` (``policy`` as ``playout_code`` gives it), the moves written to ``players`` and
   ``actions``; how many;
-- ``state_returns(state, tables, out)``: ``returns()`` into ``out``.
+- ``state_returns(state, tables, out)``: ``returns()`` into ``out``;
+- ``state_scores(state, tables, out)``: ``scores()`` into ``out``, for a game with scores (a search
+  whose playouts are rewarded by rank reads them).
 """
 
 from __future__ import annotations
@@ -40,3 +42,4 @@ state_search_actions = _stub("state_search_actions")
 state_apply = _stub("state_apply")
 state_playout = _stub("state_playout")
 state_returns = _stub("state_returns")
+state_scores = _stub("state_scores")

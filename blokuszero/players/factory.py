@@ -22,6 +22,7 @@ import numpy as np
 from ..games.base import Game
 from ..nn.backends import BACKENDS
 from ..search.depth_first import DepthFirstConfig
+from ..search.evaluators import REWARDS
 from ..search.mcts import MCTSConfig
 from ..search.selection import PUCTSettings
 from ..settings import Settings, check_value, declared, setting
@@ -113,6 +114,7 @@ class PlayerOptions(Settings):
     mix_playout: str = setting()
     mix_epsilon: float = setting(low=0, high=1)
     leaf_playouts: bool = setting()
+    reward: str = setting(choices=REWARDS)
     policy_temperature: float = setting(above=0)
     backend: str = setting(choices=BACKENDS)
     tau: float = setting(above=0)

@@ -8,7 +8,9 @@ each leaf's network value mixed with the result of ``mix_playouts`` random playo
 uniform, no knowledge; a game's own policy, such as Blokus's largest_piece, is hand-made).
 ``leaf_playouts``: AlphaGo's expansion threshold instead
 (:class:`~blokuszero.search.evaluators.PlayoutPriors`): every leaf valued by one playout and the
-network asked only for the priors of a node the search expands, after ``expand_threshold`` visits.
+network asked only for the priors of a node the search expands, after ``expand_threshold`` visits;
+``reward``: what those playouts' ends are worth (``win``, the game's returns, or ``rank``, the
+player's place among the scores).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def check_options(s: Mapping[str, Any]) -> None:
     if s.get("leaf_playouts") and (s.get("mix_lambda", 0.0) > 0 or "mix_playouts" in s):
         raise SettingError("leaf_playouts", "values each leaf by one playout alone: it takes "
                            "no mix_lambda or mix_playouts")
+    if s.get("reward", "win") != "win" and not s.get("leaf_playouts"):
+        raise SettingError("reward", "rewards the playouts that value the leaves: it needs "
+                           "leaf_playouts: true")
 
 
 def make_network_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> MCTSPlayer:
@@ -64,7 +69,7 @@ def make_network_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) 
     search_rng = rng.spawn(1)[0]
     if s.get("leaf_playouts", False):  # the playouts draw from the search's generator
         evaluator = PlayoutPriors(evaluator, search_rng, s.get("mix_playout", "uniform"),
-                                  s.get("mix_epsilon", 0.0))
+                                  s.get("mix_epsilon", 0.0), s.get("reward", "win"))
     elif s.get("mix_lambda", 0.0) > 0:
         evaluator = PlayoutMixing(evaluator, s["mix_lambda"], s.get("mix_playouts", 1),
                                   (game.min_utility, game.max_utility), search_rng,

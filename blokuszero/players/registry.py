@@ -51,17 +51,18 @@ KINDS: dict[str, PlayerKind] = {kind.name: kind for kind in (
     # n_prior: virtual visits of prior knowledge on new nodes (0: none; games that have it);
     # prior: the game's scheme of it; prior_rave: it also seeds the AMAF statistics.
     PlayerKind("mcts", _MCTS | {"selection", "c", "w", "c_base", "c_init", "q_init", "playout", "epsilon",
-                                "temperature_moves", "n_prior", "prior", "prior_rave", *RAVE_OPTIONS},
+                                "reward", "temperature_moves", "n_prior", "prior", "prior_rave", *RAVE_OPTIONS},
                "search_players:make_mcts_player", budget=True),
     PlayerKind("depth_first", _DEPTH_FIRST, "search_players:make_depth_first_player",
                check="search_players:check_depth_first"),
     # checkpoint: a training checkpoint (None: an untrained network of size `model`, initialised
     # from torch seed `init_seed`, as a run with that seed starts). mix_*: AlphaGo's leaf mixing,
-    # leaf_playouts: its expansion threshold (see players/network_player.py); policy_temperature:
+    # leaf_playouts: its expansion threshold (see players/network_player.py), reward: what those
+    # playouts' ends are worth (search/evaluators.py, REWARDS); policy_temperature:
     # the softmax temperature of the network's priors (Leela Chess Zero's PolicySoftmaxTemp).
     PlayerKind("alphazero", _MCTS | {"checkpoint", "model", "init_seed", "gumbel", "c_base", "c_init", "q_init",
                                      "device", "temperature_moves", "cache_size", "mix_lambda", "mix_playouts",
-                                     "mix_playout", "mix_epsilon", "leaf_playouts", "backend",
+                                     "mix_playout", "mix_epsilon", "leaf_playouts", "reward", "backend",
                                      "policy_temperature"},
                "network_player:make_network_player",
                check="network_player:check_options", budget=True, network=True),

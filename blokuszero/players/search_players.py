@@ -48,7 +48,8 @@ def make_mcts_player(game: Game, spec: PlayerSpec, rng: np.random.Generator) -> 
     s = spec.settings
     rule = make_rule(s.get("selection", "ucb1"), s, game)
     config = MCTSConfig(**{k: v for k, v in s.items() if k in _MCTS_FIELDS})
-    evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0])
+    evaluator = RolloutEvaluator(s.get("playout", "uniform"), s.get("epsilon", 0.0), rng.spawn(1)[0],
+                                 s.get("reward", "win"))
     extra = ([PriorKnowledge(s["n_prior"], s.get("prior", "simple"), s.get("prior_rave", False))]
              if s.get("n_prior", 0) > 0 else [])
     return MCTSPlayer(MCTS(game, config, rule, evaluator, rng.spawn(1)[0], enhancements=extra,

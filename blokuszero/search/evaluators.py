@@ -14,8 +14,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.abilities import HasPlayouts, implements
+from ..games.abilities import HasPlayouts, HasScores, implements
 from ..games.base import CHANCE, SIMULTANEOUS, State
+
+#: What a playout's end is worth to each player: ``win``, the game's returns; ``rank``, the
+#: player's place among the final scores (:func:`rank_values`).
+REWARDS = ("win", "rank")
+
+
+def rank_values(scores: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Each player's place among ``scores`` on the scale [lo, hi]: the players it outscores,
+    plus half of those it ties, over the others' number, so the sole top score gets ``hi``, the
+    sole lowest ``lo``, and a shared place the mean of the places it spans (Pentobi's reward for
+    games of more than two players; with two, win, draw and loss)."""
+    s = np.asarray(scores, dtype=np.float64)
+    below = (s[None, :] < s[:, None]).sum(axis=1)
+    ties = (s[None, :] == s[:, None]).sum(axis=1) - 1
+    return lo + (below + 0.5 * ties) / (len(s) - 1) * (hi - lo)
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,11 @@ class Evaluator(abc.ABC):
         u_lo, u_hi = utility
         return lo + (np.asarray(returns, dtype=np.float64) - u_lo) * (hi - lo) / (u_hi - u_lo)
 
+    def outcome(self, state: State, utility: tuple[float, float] = (-1.0, 1.0)) -> np.ndarray:
+        """The value of the finished game ``state`` on this evaluator's scale: its returns
+        (``utility``: the game's range) as :meth:`terminal_value` maps them."""
+        return self.terminal_value(state.returns(), utility)
+
 
 class RolloutEvaluator(Evaluator):
     """Random playouts to the end; rewards in [0, 1] (win 1, loss 0), as MCTS-MaxN uses (SPEC §2).
@@ -64,16 +84,29 @@ class RolloutEvaluator(Evaluator):
     otherwise plays uniformly random legal moves in Python with ``rng`` (a uniform joint
     action at simultaneous-move nodes, outcomes by their probability at chance nodes). The
     evaluation holds the game's returns; the search maps them onto [0, 1] with the game's
-    utility range.
+    utility range. With ``reward="rank"`` a playout's end (and any finished game the search
+    meets) is worth each player's place among the final scores instead (:func:`rank_values`; the
+    game must have scores), so a player that cannot win still prefers second place to last.
     """
 
     value_bounds = (0.0, 1.0)
 
     def __init__(self, policy: str = "uniform", epsilon: float = 0.0,
-                 rng: np.random.Generator | None = None) -> None:
+                 rng: np.random.Generator | None = None, reward: str = "win") -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward {reward!r}; known: {REWARDS}")
         self.policy = policy
         self.epsilon = epsilon
         self.rng = rng if rng is not None else np.random.default_rng()
+        self.reward = reward
+
+    def outcome(self, state: State, utility: tuple[float, float] = (-1.0, 1.0)) -> np.ndarray:
+        if self.reward == "win":
+            return super().outcome(state, utility)
+        if not implements(state, HasScores):
+            raise ValueError(f"reward 'rank' needs the game's scores; {type(state).__name__} has none "
+                             f"(use reward 'win')")
+        return rank_values(state.scores(), *self.value_bounds)
 
     def _playout(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         if implements(state, HasPlayouts):
@@ -103,7 +136,10 @@ class RolloutEvaluator(Evaluator):
         out = []
         for state in states:
             players, actions = self._playout(state)
-            out.append(Evaluation(state.returns(), None, players, actions, utility=True))
+            if self.reward == "win":  # the search maps the returns with the game's range
+                out.append(Evaluation(state.returns(), None, players, actions, utility=True))
+            else:
+                out.append(Evaluation(self.outcome(state), None, players, actions))
         return out
 
 
@@ -184,16 +220,16 @@ class PlayoutPriors(RolloutEvaluator):
     serves that many playouts, so the search runs near the playouts' rate while the network's
     policy steers it.
 
-    The playouts are :class:`RolloutEvaluator`'s (``policy``, ``epsilon``, ``rng``); their
-    returns are mapped onto ``inner.value_bounds`` (the frame its selection rule was tuned in);
-    the network's value is not used.
+    The playouts are :class:`RolloutEvaluator`'s (``policy``, ``epsilon``, ``rng``, ``reward``);
+    their returns (or ranks) are mapped onto ``inner.value_bounds`` (the frame its selection rule
+    was tuned in); the network's value is not used.
     """
 
     def __init__(self, inner: Evaluator, rng: np.random.Generator | None = None,
-                 policy: str = "uniform", epsilon: float = 0.0) -> None:
+                 policy: str = "uniform", epsilon: float = 0.0, reward: str = "win") -> None:
         if not inner.provides_priors:
             raise ValueError(f"{type(inner).__name__} gives no priors to expand nodes with")
-        super().__init__(policy, epsilon, rng)
+        super().__init__(policy, epsilon, rng, reward)
         self.inner = inner
         self.value_bounds = inner.value_bounds
         self.expansions = 0  # counter: network calls so far

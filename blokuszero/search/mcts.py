@@ -333,7 +333,7 @@ class MCTS:
         while True:
             to_move = state.current_player() if hidden else int(tree.to_move[node])
             if to_move == TERMINAL:
-                value = self.evaluator.terminal_value(state.returns(), self.utility)
+                value = self.evaluator.outcome(state, self.utility)
                 to_evaluate, expand = None, False
                 break
             if to_move == CHANCE:

@@ -101,3 +101,9 @@ def _playout(s, t, policy, epsilon, players, actions):
 def _returns(s, t, out):
     if _is_blokus(s):
         return lambda s, t, out: returns(s, t, out)
+
+
+@overload(K.state_scores, jit_options=_JIT)
+def _scores(s, t, out):
+    if _is_blokus(s):
+        return lambda s, t, out: E.scores(s, t, out)
