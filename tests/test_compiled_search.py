@@ -80,7 +80,7 @@ def near_the_end(placements_left: int = 3):
     return state
 
 
-@pytest.mark.parametrize("reward", ["win", "rank"])
+@pytest.mark.parametrize("reward", ["win", "rank", "quality"])
 def test_compiled_loop_at_terminal_positions(reward):
     state = near_the_end()  # the tree meets game ends
     runs = []
@@ -90,6 +90,19 @@ def test_compiled_loop_at_terminal_positions(reward):
         mcts.search(state.clone())
     assert_same_tree(*runs)
     assert (runs[1].tree.to_move[:runs[1].tree.size] == -1).any()  # terminal nodes in the tree
+    # the quality bonus's statistics: one score per simulation and colour, the same in both loops
+    np.testing.assert_array_equal(runs[0].evaluator.score_stats, runs[1].evaluator.score_stats)
+    if reward == "quality":
+        assert np.all(runs[1].evaluator.score_stats[0] == 400)
+
+
+def test_the_quality_statistics_are_the_searchs_own():
+    mcts, state = searcher(True, "ucb1", 3, "quality", simulations=120), opening()
+    mcts.search(state)
+    first = mcts.evaluator.score_stats.copy()
+    mcts.search(state)  # the reused tree keeps its values, the statistics start again
+    assert np.all(first[0] == 120) and np.all(mcts.evaluator.score_stats[0] == 120)
+    assert not np.array_equal(first[1], mcts.evaluator.score_stats[1])  # other playouts, other means
 
 
 def test_rank_reward_values_places_where_the_win_reward_sees_only_losses():
@@ -136,7 +149,7 @@ def test_the_interface_is_for_compiled_code_only():
         state_apply(None, None, 0)
 
 
-@pytest.mark.parametrize("q_init, reward", [("parent", "win"), (0.0, "win"), ("parent", "rank")])
+@pytest.mark.parametrize("q_init, reward", [("parent", "win"), (0.0, "win"), ("parent", "rank"), (0.0, "quality")])
 def test_compiled_loop_with_network_priors_at_expansion(q_init, reward, monkeypatch):
     # AlphaGo's expansion threshold: PUCT over a network's priors, one playout per leaf. The
     # kernel stops at each node to expand and the network's priors go in from Python.

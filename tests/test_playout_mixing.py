@@ -18,7 +18,7 @@ from blokuszero.nn.model import build_model
 from blokuszero.players.factory import make_player, player_settings
 from blokuszero.search import MCTS, PlayoutMixing, PlayoutPriors, RolloutEvaluator
 from blokuszero.search.alphazero import network_search
-from blokuszero.search.evaluators import Evaluation, Evaluator, rank_values
+from blokuszero.search.evaluators import QUALITY, RANK, Evaluation, Evaluator, rank_values, reward_values
 
 
 class ConstantEvaluator(Evaluator):
@@ -198,6 +198,21 @@ def test_rank_values_known_cases():
     np.testing.assert_allclose(rank_values([0, 2, 1], -1.0, 1.0), [-1.0, 1.0, 0.0])
 
 
+def test_the_quality_bonus_is_pentobis_on_the_searchs_own_scores():
+    stats, out = np.zeros((3, 4)), np.empty(4)
+    reward_values(np.array([-10.0, -20.0, -30.0, -40.0]), QUALITY, stats, 0.0, 1.0, out)
+    np.testing.assert_allclose(out, [1.0, 2 / 3, 1 / 3, 0.0])  # one score each: no spread, no bonus
+    reward_values(np.array([-6.0, -24.0, -30.0, -50.0]), QUALITY, stats, -1.0, 1.0, out)
+    # two scores each: z = +1 for a score above the first, -1 below, 0 for the same score;
+    # 2 / (1 + exp(-2 z)) - 1 = tanh(z), times the weight 0.3 and the scale's width 2
+    bonus = 0.3 * 2 * np.tanh(1.0)
+    np.testing.assert_allclose(out, [1.0 + bonus, 1 / 3 - bonus, -1 / 3, -1.0 - bonus])
+    np.testing.assert_allclose(stats, [[2, 2, 2, 2], [-8, -22, -30, -45], [8, 8, 0, 50]])
+    reward_values(np.array([-6.0, -24.0, -30.0, -50.0]), RANK, stats, -1.0, 1.0, out)
+    np.testing.assert_allclose(out, [1.0, 1 / 3, -1 / 3, -1.0])  # rank: no bonus, statistics untouched
+    assert stats[0, 0] == 2
+
+
 def test_rank_reward_values_finished_games_by_place():
     state = BlokusGame().new_initial_state()
     while not state.is_terminal():
@@ -211,7 +226,7 @@ def test_rank_reward_values_finished_games_by_place():
 
 
 def test_the_evaluator_checks_its_settings():
-    with pytest.raises(ValueError, match=r"unknown reward 'score'; known: \('win', 'rank'\)"):
+    with pytest.raises(ValueError, match=r"unknown reward 'score'; known: \('win', 'rank', 'quality'\)"):
         RolloutEvaluator(reward="score")
     finished = TicTacToeGame().new_initial_state()
     for action in (0, 3, 1, 4, 2):

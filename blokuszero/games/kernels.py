@@ -21,7 +21,7 @@ compiled search computes what the Python loop computes:
   ``actions``; how many;
 - ``state_returns(state, tables, out)``: ``returns()`` into ``out``;
 - ``state_scores(state, tables, out)``: ``scores()`` into ``out``, for a game with scores (a search
-  whose playouts are rewarded by rank reads them).
+  whose playouts are rewarded by the scores reads them).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ uniform, no knowledge; a game's own policy, such as Blokus's largest_piece, is h
 ``leaf_playouts``: AlphaGo's expansion threshold instead
 (:class:`~blokuszero.search.evaluators.PlayoutPriors`): every leaf valued by one playout and the
 network asked only for the priors of a node the search expands, after ``expand_threshold`` visits;
-``reward``: what those playouts' ends are worth (``win``, the game's returns, or ``rank``, the
-player's place among the scores).
+``reward``: what those playouts' ends are worth (``win``, the game's returns; ``rank``, the
+player's place among the scores; ``quality``, that place and a bonus for a high score:
+:data:`~blokuszero.search.evaluators.REWARDS`).
 """
 
 from __future__ import annotations

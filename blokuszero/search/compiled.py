@@ -5,9 +5,9 @@ simulation.
 kernel computes exactly as the Python loop does (:func:`compiled_parts`): a MaxN tree, UCB1 or
 UCB1 with Progressive History (Nijssen & Winands) or PUCT, the game's own numba playouts
 (:class:`~.evaluators.RolloutEvaluator`, or :class:`~.evaluators.PlayoutPriors` with a network's
-priors for the nodes it expands; rewarded by the returns or by rank), perfect information, no
-root noise, no virtual loss, no further enhancements, and a game that implements the numba-level
-interface (:mod:`blokuszero.games.kernels`). The kernel grows the same tree rows in the same order, makes
+priors for the nodes it expands; any of its rewards), perfect information, no root noise, no
+virtual loss, no further enhancements, and a game that implements the numba-level interface
+(:mod:`blokuszero.games.kernels`). The kernel grows the same tree rows in the same order, makes
 the same changes to the position and draws from numba's generator in the same order, so a seeded
 search gives the same tree either way (``tests/test_compiled_search.py`` checks it move by move).
 
@@ -30,7 +30,7 @@ from ..games import kernels as K
 from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
-from .evaluators import PlayoutPriors, RolloutEvaluator
+from .evaluators import REWARDS, WIN, PlayoutPriors, RolloutEvaluator, reward_values
 from .puct import puct_select
 from .selection import PUCT, UCB1, ProgressiveHistory
 from .shapes import MaxN, TreeShape
@@ -47,8 +47,8 @@ UCB1_RULE, PROGRESSIVE_HISTORY, PUCT_RULE = 0, 1, 2
 def run_simulations(root, scratch, tables, policy, epsilon, parent, action, mover, prior, visits,
                     value_sum, first_child, num_children, to_move, key, avail, size,
                     hist_sum, hist_count, rule, tie_seed, c, w, c_base, c_init, q_init,
-                    q_from_parent, lo, hi, u_lo, u_hi, rank_reward, expand_threshold, ask_priors, expanded,
-                    simulations, num_actions, max_length):
+                    q_from_parent, lo, hi, u_lo, u_hi, reward, score_stats, expand_threshold, ask_priors,
+                    expanded, simulations, num_actions, max_length):
     """Run up to ``simulations`` MaxN simulations from ``root`` (a game state, unchanged).
 
     Args:
@@ -61,8 +61,8 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
         (``c_base``, ``c_init``, ``q_init``, ``q_from_parent``, as :func:`.puct.puct_scores`).
       tie_seed: the tree's tie-break seed.
       lo, hi: the value scale; u_lo, u_hi: the game's utility range.
-      rank_reward: a game's end is worth each player's place among the scores (the evaluator's
-        ``reward="rank"``, :func:`.evaluators.rank_values`), not its returns.
+      reward, score_stats: what a game's end is worth (the evaluator's reward's code: WIN, the
+        returns; else :func:`.evaluators.reward_values` of the scores) and its statistics, in place.
       expand_threshold: visits before a leaf is expanded.
       ask_priors: stop at a node to expand and return it, for the caller to expand with priors.
       expanded: [1 + D] the count, then the nodes the caller expanded for the simulation under
@@ -147,14 +147,9 @@ def run_simulations(root, scratch, tables, policy, epsilon, parent, action, move
         played = 0
         if to_move[node] != TERMINAL:
             played = K.state_playout(scratch, tables, policy, epsilon, players, actions)
-        if rank_reward:
+        if reward != WIN:
             K.state_scores(scratch, tables, ret)
-            for q in range(num_players):  # rank_values, operation for operation
-                below, ties = 0, -1
-                for r in range(num_players):
-                    below += ret[r] < ret[q]
-                    ties += ret[r] == ret[q]
-                value[q] = lo + (below + 0.5 * ties) / (num_players - 1) * (hi - lo)
+            reward_values(ret, reward, score_stats, lo, hi, value)
         else:
             K.state_returns(scratch, tables, ret)
             for q in range(num_players):
@@ -227,8 +222,9 @@ def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State)
             tree.mover, tree.prior, tree.visits, tree.value_sum, tree.first_child,
             tree.num_children, tree.to_move, tree.key, tree.avail, tree.size, hist_sum, hist_count,
             rule, tree.tie_seed, c, w, c_base, c_init, q_init, from_parent, lo, hi, u_lo, u_hi,
-            mcts.evaluator.reward == "rank", mcts.config.expand_threshold, ask, expanded,
-            simulations - total, mcts.game.num_actions, mcts.game.max_game_length)
+            REWARDS.index(mcts.evaluator.reward), mcts.evaluator.score_stats,
+            mcts.config.expand_threshold, ask, expanded, simulations - total, mcts.game.num_actions,
+            mcts.game.max_game_length)
         total += done
         if need:
             tree.reserve(need)

@@ -12,25 +12,63 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from ..games.abilities import HasPlayouts, HasScores, implements
 from ..games.base import CHANCE, SIMULTANEOUS, State
 
-#: What a playout's end is worth to each player: ``win``, the game's returns; ``rank``, the
-#: player's place among the final scores (:func:`rank_values`).
-REWARDS = ("win", "rank")
+#: What a playout's end is worth to each player (the index is the compiled loop's code):
+#: ``win``, the game's returns; ``rank``, the player's place among the final scores;
+#: ``quality``, that place plus a bonus for a score above the search's usual (:func:`reward_values`).
+REWARDS = ("win", "rank", "quality")
+WIN, RANK, QUALITY = range(3)
+#: The quality bonus's weight (a share of the value scale) and steepness: Pentobi's constants.
+QUALITY_WEIGHT, QUALITY_STEEPNESS = 0.3, 2.0
+
+
+@nb.njit(cache=True)
+def reward_values(scores, reward, stats, lo, hi, out) -> None:
+    """A finished game's value to each player on the scale [lo, hi], from its final ``scores``
+    (``reward`` RANK or QUALITY), into ``out``; one function for the Python and compiled loops.
+
+    RANK: the players it outscores, plus half of those it ties, over the others' number, so the
+    sole top score gets ``hi``, the sole lowest ``lo``, and a shared place the mean of the places
+    it spans (Pentobi's reward for games of more than two players; with two: win, draw, loss).
+    QUALITY adds Pepels et al.'s quality-based reward (ECAI 2014) as Pentobi weighs it:
+    ``QUALITY_WEIGHT * (hi - lo) * (2 / (1 + exp(-QUALITY_STEEPNESS * z)) - 1)``, ``z`` the score's
+    distance from the mean of this player's scores in the search so far (this one included), in
+    their standard deviations; ``stats`` [3, P] (count, mean, sum of squared deviations) is
+    updated in place, and the bonus is 0 while the scores have not varied. The value can then
+    leave [lo, hi] by up to the weight.
+    """
+    n = scores.shape[0]
+    for q in range(n):
+        below, ties = 0, -1
+        for r in range(n):
+            below += scores[r] < scores[q]
+            ties += scores[r] == scores[q]
+        out[q] = lo + (below + 0.5 * ties) / (n - 1) * (hi - lo)
+    if reward != QUALITY:
+        return
+    for q in range(n):  # Welford's update
+        x = scores[q]
+        stats[0, q] += 1.0
+        delta = x - stats[1, q]
+        stats[1, q] += delta / stats[0, q]
+        stats[2, q] += delta * (x - stats[1, q])
+        variance = stats[2, q] / stats[0, q]
+        if variance > 0.0:
+            z = (x - stats[1, q]) / np.sqrt(variance)
+            out[q] += QUALITY_WEIGHT * (hi - lo) * (2.0 / (1.0 + np.exp(-QUALITY_STEEPNESS * z)) - 1.0)
 
 
 def rank_values(scores: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Each player's place among ``scores`` on the scale [lo, hi]: the players it outscores,
-    plus half of those it ties, over the others' number, so the sole top score gets ``hi``, the
-    sole lowest ``lo``, and a shared place the mean of the places it spans (Pentobi's reward for
-    games of more than two players; with two, win, draw and loss)."""
+    """Each player's place among ``scores`` on the scale [lo, hi] (:func:`reward_values`'s RANK)."""
     s = np.asarray(scores, dtype=np.float64)
-    below = (s[None, :] < s[:, None]).sum(axis=1)
-    ties = (s[None, :] == s[:, None]).sum(axis=1) - 1
-    return lo + (below + 0.5 * ties) / (len(s) - 1) * (hi - lo)
+    out = np.empty(len(s))
+    reward_values(s, RANK, np.zeros((3, len(s))), float(lo), float(hi), out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -76,6 +114,10 @@ class Evaluator(abc.ABC):
         (``utility``: the game's range) as :meth:`terminal_value` maps them."""
         return self.terminal_value(state.returns(), utility)
 
+    def start_search(self, num_players: int) -> None:
+        """A search of ``num_players`` begins (the search calls it): forget what the last one
+        taught (statistics a value depends on)."""
+
 
 class RolloutEvaluator(Evaluator):
     """Random playouts to the end; rewards in [0, 1] (win 1, loss 0), as MCTS-MaxN uses (SPEC §2).
@@ -84,9 +126,11 @@ class RolloutEvaluator(Evaluator):
     otherwise plays uniformly random legal moves in Python with ``rng`` (a uniform joint
     action at simultaneous-move nodes, outcomes by their probability at chance nodes). The
     evaluation holds the game's returns; the search maps them onto [0, 1] with the game's
-    utility range. With ``reward="rank"`` a playout's end (and any finished game the search
-    meets) is worth each player's place among the final scores instead (:func:`rank_values`; the
-    game must have scores), so a player that cannot win still prefers second place to last.
+    utility range. With ``reward`` ``rank`` or ``quality`` a playout's end (and any finished game
+    the search meets) is worth each player's place among the final scores instead, ``quality``
+    with a bonus for a score above those of the search's other simulations
+    (:func:`reward_values`; the game must have scores): a player that cannot win still prefers
+    second place to last, and a higher score to a lower one.
     """
 
     value_bounds = (0.0, 1.0)
@@ -99,14 +143,24 @@ class RolloutEvaluator(Evaluator):
         self.epsilon = epsilon
         self.rng = rng if rng is not None else np.random.default_rng()
         self.reward = reward
+        self.score_stats = np.zeros((3, 0))  # QUALITY's statistics of this search, [3, P]
+
+    def start_search(self, num_players: int) -> None:
+        self.score_stats = np.zeros((3, num_players))
 
     def outcome(self, state: State, utility: tuple[float, float] = (-1.0, 1.0)) -> np.ndarray:
         if self.reward == "win":
             return super().outcome(state, utility)
         if not implements(state, HasScores):
-            raise ValueError(f"reward 'rank' needs the game's scores; {type(state).__name__} has none "
-                             f"(use reward 'win')")
-        return rank_values(state.scores(), *self.value_bounds)
+            raise ValueError(f"reward {self.reward!r} needs the game's scores; {type(state).__name__} "
+                             f"has none (use reward 'win')")
+        scores = np.asarray(state.scores(), dtype=np.float64)
+        if self.score_stats.shape[1] != len(scores):
+            self.start_search(len(scores))
+        out = np.empty(len(scores))
+        lo, hi = self.value_bounds
+        reward_values(scores, REWARDS.index(self.reward), self.score_stats, float(lo), float(hi), out)
+        return out
 
     def _playout(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         if implements(state, HasPlayouts):

@@ -304,6 +304,7 @@ class MCTS:
             self.tree = Tree(self.game.num_players, value_bounds=self.evaluator.value_bounds,
                              track_availability=self.config.determinized)
         self.tree.reach(ROOT, to_move, key)
+        self.evaluator.start_search(self.game.num_players)
         self.tree.tie_seed = int(self.rng.integers(2**63))
         # The games' numba playouts draw from numba's global generator (they take no
         # generator): seeded here, so a rollout search is reproducible from its own seed.
