@@ -318,6 +318,10 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_confirm_exchange_seed7701.json"], "0-1", 500, "-0.002", "[-0.180, +0.182]"),
     ([f"docs/daihinmin_fujigokoro_confirm_exchange_seed{s}.json" for s in (7700, 7701)],
      "0-1", 1000, "-0.038", "[-0.205, +0.118]"),
+    (["docs/daihinmin_fujigokoro_confirm_gifts_seed7900.json"], "0-1", 500, "+0.494", "[+0.324, +0.630]"),
+    (["docs/daihinmin_fujigokoro_confirm_gifts_seed7901.json"], "0-1", 500, "+0.478", "[+0.256, +0.700]"),
+    ([f"docs/daihinmin_fujigokoro_confirm_gifts_seed{s}.json" for s in (7900, 7901)],
+     "0-1", 1000, "+0.486", "[+0.350, +0.618]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
