@@ -18,7 +18,7 @@ from blokuszero.nn.model import build_model
 from blokuszero.players.factory import make_player, player_settings
 from blokuszero.search import MCTS, PlayoutMixing, PlayoutPriors, RolloutEvaluator
 from blokuszero.search.alphazero import network_search
-from blokuszero.search.evaluators import QUALITY, RANK, Evaluation, Evaluator, rank_values, reward_values
+from blokuszero.search.evaluators import QUALITY, RANK, Evaluation, Evaluator, reward_values
 
 
 class ConstantEvaluator(Evaluator):
@@ -190,6 +190,12 @@ def test_bad_mixing_settings(spec, message):
         make_player(BlokusGame(), spec)
 
 
+def rank_values(scores, lo: float, hi: float) -> np.ndarray:
+    out = np.empty(len(scores))
+    reward_values(np.asarray(scores, dtype=np.float64), RANK, np.zeros((3, len(scores))), lo, hi, out)
+    return out
+
+
 def test_rank_values_known_cases():
     np.testing.assert_array_equal(rank_values([10, 5, 5, -3], 0.0, 1.0), [1.0, 0.5, 0.5, 0.0])
     np.testing.assert_allclose(rank_values([7, 7, 1, 0], 0.0, 1.0), [2.5 / 3, 2.5 / 3, 1 / 3, 0.0])
@@ -218,9 +224,11 @@ def test_rank_reward_values_finished_games_by_place():
     while not state.is_terminal():
         state.apply_action(int(state.legal_actions()[0]))
     scores = state.scores()
+    # place: the colours outscored plus half those tied, over the three others
+    places = [((scores < s).sum() + 0.5 * ((scores == s).sum() - 1)) / 3 for s in scores]
     evaluator = RolloutEvaluator(reward="rank")
-    np.testing.assert_array_equal(evaluator.outcome(state), rank_values(scores, 0.0, 1.0))
-    np.testing.assert_array_equal(evaluator.evaluate([state])[0].value, rank_values(scores, 0.0, 1.0))
+    np.testing.assert_allclose(evaluator.outcome(state), places)
+    np.testing.assert_allclose(evaluator.evaluate([state])[0].value, places)
     # the win reward maps the returns: the top score's colours 1, the others 0
     np.testing.assert_array_equal(RolloutEvaluator().outcome(state, (-1.0, 1.0)), scores == scores.max())
 

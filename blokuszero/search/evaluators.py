@@ -63,14 +63,6 @@ def reward_values(scores, reward, stats, lo, hi, out) -> None:
             out[q] += QUALITY_WEIGHT * (hi - lo) * (2.0 / (1.0 + np.exp(-QUALITY_STEEPNESS * z)) - 1.0)
 
 
-def rank_values(scores: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Each player's place among ``scores`` on the scale [lo, hi] (:func:`reward_values`'s RANK)."""
-    s = np.asarray(scores, dtype=np.float64)
-    out = np.empty(len(s))
-    reward_values(s, RANK, np.zeros((3, len(s))), float(lo), float(hi), out)
-    return out
-
-
 @dataclass(frozen=True)
 class Evaluation:
     """What an evaluator says about one state."""
