@@ -30,7 +30,7 @@ from ..games import kernels as K
 from ..games.abilities import HasNumbaKernels, implements
 from ..games.base import TERMINAL, State
 from .enhancements import history_arrays
-from .evaluators import REWARDS, WIN, PlayoutPriors, RolloutEvaluator, reward_values
+from .evaluators import WIN, PlayoutPriors, RolloutEvaluator, reward_values
 from .puct import puct_select
 from .selection import PUCT, UCB1, ProgressiveHistory
 from .shapes import MaxN, TreeShape
@@ -222,7 +222,7 @@ def simulate(mcts, state: State, simulations: int, parts: tuple, scratch: State)
             tree.mover, tree.prior, tree.visits, tree.value_sum, tree.first_child,
             tree.num_children, tree.to_move, tree.key, tree.avail, tree.size, hist_sum, hist_count,
             rule, tree.tie_seed, c, w, c_base, c_init, q_init, from_parent, lo, hi, u_lo, u_hi,
-            REWARDS.index(mcts.evaluator.reward), mcts.evaluator.score_stats,
+            mcts.evaluator.reward_code, mcts.evaluator.score_stats,
             mcts.config.expand_threshold, ask, expanded, simulations - total, mcts.game.num_actions,
             mcts.game.max_game_length)
         total += done

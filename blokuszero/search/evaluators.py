@@ -135,6 +135,7 @@ class RolloutEvaluator(Evaluator):
         self.epsilon = epsilon
         self.rng = rng if rng is not None else np.random.default_rng()
         self.reward = reward
+        self.reward_code = REWARDS.index(reward)  # reward_values' and the compiled loop's
         self.score_stats = np.zeros((3, 0))  # QUALITY's statistics of this search, [3, P]
 
     def start_search(self, num_players: int) -> None:
@@ -151,7 +152,7 @@ class RolloutEvaluator(Evaluator):
             self.start_search(len(scores))
         out = np.empty(len(scores))
         lo, hi = self.value_bounds
-        reward_values(scores, REWARDS.index(self.reward), self.score_stats, float(lo), float(hi), out)
+        reward_values(scores, self.reward_code, self.score_stats, float(lo), float(hi), out)
         return out
 
     def _playout(self, state: State) -> tuple[np.ndarray, np.ndarray]:
