@@ -322,6 +322,12 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     (["docs/daihinmin_fujigokoro_confirm_gifts_seed7901.json"], "0-1", 500, "+0.478", "[+0.256, +0.700]"),
     ([f"docs/daihinmin_fujigokoro_confirm_gifts_seed{s}.json" for s in (7900, 7901)],
      "0-1", 1000, "+0.486", "[+0.350, +0.618]"),
+    (["docs/daihinmin_fujigokoro_confirm_gifts_seed7902.json"], "0-1", 500, "+0.480", "[+0.310, +0.650]"),
+    (["docs/daihinmin_fujigokoro_confirm_gifts_seed7903.json"], "0-1", 500, "+0.430", "[+0.162, +0.720]"),
+    ([f"docs/daihinmin_fujigokoro_confirm_gifts_seed{s}.json" for s in (7902, 7903)],
+     "0-1", 1000, "+0.455", "[+0.291, +0.632]"),
+    ([f"docs/daihinmin_fujigokoro_confirm_gifts_seed{s}.json" for s in (7900, 7901, 7902, 7903)],
+     "0-1", 2000, "+0.470", "[+0.360, +0.579]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
