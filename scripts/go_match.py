@@ -27,20 +27,9 @@ from pathlib import Path
 
 from blokuszero.match.arena import Match
 from blokuszero.match.runner import run_match
+from blokuszero.match.summary import format_by_colour
 
 REFEREE = "gnugo --mode gtp --chinese-rules"
-
-
-def report(summary: dict) -> str:
-    """Each engine's wins as Black, as White and in all."""
-    lines = []
-    for name, player in summary["players"].items():
-        for colour, entry in (("black", player["by_seat"][0]), ("white", player["by_seat"][1]), ("all", player)):
-            lines.append(f"{name:12s} {colour:5s} {entry['wins']:3d}/{entry['games']:3d} = {entry['win_rate']:6.1%} "
-                         f"[{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
-    lines.append(f"equal seat {summary['equal_seat']:.1%} (winning seats per game / seats: the win rate "
-                 f"of a player as strong as the other)")
-    return "\n".join(lines)
 
 
 def main() -> None:
@@ -68,7 +57,7 @@ def main() -> None:
                   game_options={"size": args.size, "komi": args.komi}, seating="rotate", referee=args.referee)
     summary = run_match(match, args.games, args.seed, args.out, args.workers, resume=args.resume,
                         label=f"{args.name1} vs {args.name2}")
-    print(report(summary))
+    print(format_by_colour(summary))
 
 
 if __name__ == "__main__":

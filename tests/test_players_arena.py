@@ -12,7 +12,7 @@ from blokuszero.games.registry import make_game
 from blokuszero.match.arena import Match, game_seed
 from blokuszero.match.runner import _play_games, run_match
 from blokuszero.match.stats import sign_test, wilson_interval
-from blokuszero.match.summary import format_summary, game_taken_by, head_to_head, summarise
+from blokuszero.match.summary import format_by_colour, format_summary, game_taken_by, head_to_head, summarise
 from blokuszero.players import make_player, resolve_spec
 
 
@@ -108,6 +108,14 @@ def test_arena_is_reproducible_and_stores_every_game(tmp_path):
     assert "equal seat" in table[1]
     assert table[2].split()[:4] == ["uct", "8", str(wins["uct"]), f"{wins['uct'] / 8:.1%}"]
     assert f"{first['equal_seat']:.1%}" in table[2]
+    # By colour (two-colour games): the first seat's games as Black, the second's as White.
+    colours = format_by_colour(first, ["random", "uct"]).splitlines()
+    assert len(colours) == 7
+    expected = [(name, label, entry) for name in ("random", "uct") for label, entry in
+                zip(("as Black", "as White", "overall"), (*first["players"][name]["by_seat"], first["players"][name]))]
+    for line, (name, label, entry) in zip(colours, expected, strict=False):
+        assert line.startswith(f"{name:6s} {label:8s} {entry['wins']:4d}/{entry['games']:4d} = ")
+    assert colours[6].startswith(f"equal seat {first['equal_seat']:.1%}")
     # Two players, a seat each: the gate's per-game statistic, from the same returns.
     duel = first["head_to_head"]
     taken = [sum(1 for r in records if r["returns"][r["seating"].index(name)] > 0) for name in ("uct", "random")]

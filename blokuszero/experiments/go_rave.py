@@ -21,6 +21,7 @@ from pathlib import Path
 from ..games.go.game import playout_rules
 from ..match.arena import Match
 from ..match.runner import run_match
+from ..match.summary import format_by_colour
 
 
 def experiment(args: argparse.Namespace) -> Match:
@@ -30,19 +31,6 @@ def experiment(args: argparse.Namespace) -> Match:
     plain = {"preset": "go_rave", "simulations": args.playouts, "playout": args.playout_policy}
     return Match("go", ("weighted", "plain"), {"weighted": weighted, "plain": plain},
                  game_options={"size": args.size, "komi": args.komi}, seating="rotate")
-
-
-def report(summary: dict) -> str:
-    """The weighted player's win rates by colour and in all."""
-    weighted = summary["players"]["weighted"]
-    lines = []
-    for label, entry in (("as Black", weighted["by_seat"][0]), ("as White", weighted["by_seat"][1]),
-                         ("overall", weighted)):
-        lines.append(f"weighted {label:8s} {entry['wins']:4d}/{entry['games']:4d} = {entry['win_rate']:6.1%} "
-                     f"[{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
-    lines.append(f"equal seat {summary['equal_seat']:.1%} (winning seats per game / seats: the win rate "
-                 f"of a player as strong as the other)")
-    return "\n".join(lines)
 
 
 def main() -> None:
@@ -69,4 +57,4 @@ def main() -> None:
                         resume=args.resume, label="pattern RAVE vs RAVE")
     print(f"{summary['games']} games, {args.size}x{args.size}, komi {args.komi:g}, "
           f"{args.playouts} playouts per move; summary in {args.out / 'summary.json'}")
-    print(report(summary))
+    print(format_by_colour(summary, ["weighted"]))

@@ -90,6 +90,23 @@ def cpu_per_move(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None
     return {name: cpu[name] / moves[name] if moves[name] else None for name in cpu}
 
 
+def format_by_colour(summary: Mapping[str, Any], names: Sequence[str] | None = None) -> str:
+    """A two-colour game's summary for the console: each player of ``names`` (all by default)
+    as Black, as White and overall, with Wilson intervals, then the equal seat."""
+    names = list(summary["players"] if names is None else names)
+    width = max(len(name) for name in names)
+    lines = []
+    for name in names:
+        player = summary["players"][name]
+        for label, entry in (("as Black", player["by_seat"][0]), ("as White", player["by_seat"][1]),
+                             ("overall", player)):
+            lines.append(f"{name:{width}s} {label:8s} {entry['wins']:4d}/{entry['games']:4d} = "
+                         f"{entry['win_rate']:6.1%} [{entry['ci_low']:.1%}, {entry['ci_high']:.1%}]")
+    lines.append(f"equal seat {summary['equal_seat']:.1%} (winning seats per game / seats: the win rate "
+                 f"of a player as strong as the other)")
+    return "\n".join(lines)
+
+
 def format_summary(summary: Mapping[str, Any]) -> str:
     """The summary as a table for the console."""
     lines = [f"{summary['game']}: {summary['games']} games, first {summary['random_opening_moves']} "
