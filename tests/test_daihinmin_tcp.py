@@ -328,6 +328,8 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
      "0-1", 1000, "+0.455", "[+0.291, +0.632]"),
     ([f"docs/daihinmin_fujigokoro_confirm_gifts_seed{s}.json" for s in (7900, 7901, 7902, 7903)],
      "0-1", 2000, "+0.470", "[+0.360, +0.579]"),
+    ([f"docs/daihinmin_fujigokoro_2v2_gifts_seed{s}.json" for s in (8000, 8001)], "0+1-2+3",
+     400, "+0.386", "[+0.196, +0.492]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
