@@ -47,6 +47,9 @@ from blokuszero.players.gtp_player import engine_argv
 from blokuszero.processes import stop_process
 from blokuszero.protocols.uecda import TcpSeat, accept_player, listen
 
+#: Fewer dependence blocks than this make a block-bootstrap interval too coarse to read.
+FEW_BLOCKS = 5
+
 
 def _short(spec: str) -> str:
     """An in-process player's name stem: ``dflt`` for the default client (as the official
@@ -143,8 +146,11 @@ def summarize(points: np.ndarray, names: Sequence[str], block: int, seed: int, c
     """Print each player's mean points per game (block-bootstrap interval), thinking time per
     play where known, and the paired comparisons."""
     blocks = -(-len(points) // block)
+    # A percentile interval over k blocks takes few distinct values when k is small (3 for two
+    # blocks): below FEW_BLOCKS it is printed, but said to be too coarse to read.
     print(f"{header}; 95% intervals: block bootstrap over {blocks} blocks of {block} games"
-          + ("" if blocks > 1 else " (fewer than 2 blocks: none)"))
+          + ("" if blocks >= FEW_BLOCKS else " (fewer than 2 blocks: none)" if blocks < 2
+             else f" (fewer than {FEW_BLOCKS} blocks: too coarse to read)"))
     for p, name in enumerate(names):
         interval = (" [{:.3f}, {:.3f}] (95%)".format(*block_bootstrap(points[:, p], block, seed))
                     if blocks > 1 else "")

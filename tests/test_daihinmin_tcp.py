@@ -296,6 +296,18 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
 
 
 
+@pytest.mark.parametrize("files,coarse", [
+    (["docs/daihinmin_fujigokoro_2v2_gifts_seed8000.json"], True),  # 2 blocks of 100
+    ([f"docs/daihinmin_fujigokoro_2v2_gifts_seed{s}.json" for s in (8000, 8001)], True),  # 4
+    (["docs/daihinmin_fujigokoro_confirm_gifts_seed7900.json"], False),  # 5
+])
+def test_a_report_over_few_blocks_says_its_intervals_are_too_coarse(files, coarse, capsys):
+    root = Path(__file__).resolve().parents[1]
+    assert load_script("daihinmin_match").main(["--report", *[str(root / f) for f in files]]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.endswith("(fewer than 5 blocks: too coarse to read)") == coarse
+
+
 @pytest.mark.parametrize("files, compare, games, mean, interval", [
     (["docs/daihinmin_fujigokoro_seed7100.json"], "0-1", 2000, "+0.018", "[-0.103, +0.130]"),
     (["docs/daihinmin_fujigokoro_2v2_seed7300.json", "docs/daihinmin_fujigokoro_2v2_seed7301.json"], "0+1-2+3",
