@@ -148,9 +148,12 @@ def summarize(points: np.ndarray, names: Sequence[str], block: int, seed: int, c
     blocks = -(-len(points) // block)
     # A percentile interval over k blocks takes few distinct values when k is small (3 for two
     # blocks): below FEW_BLOCKS it is printed, but said to be too coarse to read.
-    print(f"{header}; 95% intervals: block bootstrap over {blocks} blocks of {block} games"
-          + ("" if blocks >= FEW_BLOCKS else " (fewer than 2 blocks: none)" if blocks < 2
-             else f" (fewer than {FEW_BLOCKS} blocks: too coarse to read)"))
+    note = ""
+    if blocks < 2:
+        note = " (fewer than 2 blocks: none)"
+    elif blocks < FEW_BLOCKS:
+        note = f" (fewer than {FEW_BLOCKS} blocks: too coarse to read)"
+    print(f"{header}; 95% intervals: block bootstrap over {blocks} blocks of {block} games{note}")
     for p, name in enumerate(names):
         interval = (" [{:.3f}, {:.3f}] (95%)".format(*block_bootstrap(points[:, p], block, seed))
                     if blocks > 1 else "")

@@ -295,7 +295,6 @@ def test_match_script_compares_players_paired_by_game_over_dependence_blocks(tmp
     assert f"--report: {broken} is not a points file written by --points" in capsys.readouterr().err
 
 
-
 @pytest.mark.parametrize("files,coarse", [
     (["docs/daihinmin_fujigokoro_2v2_gifts_seed8000.json"], True),  # 2 blocks of 100
     ([f"docs/daihinmin_fujigokoro_2v2_gifts_seed{s}.json" for s in (8000, 8001)], True),  # 4
