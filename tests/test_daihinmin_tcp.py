@@ -341,6 +341,8 @@ def test_a_report_over_few_blocks_says_its_intervals_are_too_coarse(files, coars
      "0-1", 2000, "+0.470", "[+0.360, +0.579]"),
     ([f"docs/daihinmin_fujigokoro_2v2_gifts_seed{s}.json" for s in (8000, 8001)], "0+1-2+3",
      400, "+0.386", "[+0.196, +0.492]"),
+    ([f"docs/daihinmin_fujigokoro_2v2_gifts_seed{s}.json" for s in (8000, 8001, 8002, 8003, 8004)], "0+1-2+3",
+     1000, "+0.453", "[+0.299, +0.596]"),
 ])
 def test_kept_fujigokoro_points_give_benchmarks_figures(files, compare, games, mean, interval, capsys):
     """BENCHMARKS' figures against FujiGokoro are what ``--report`` computes from the points kept in docs/."""
